@@ -1,0 +1,176 @@
+//! The engine's error type and its stable numeric codes.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Result alias used throughout the engine.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Stable numeric error codes shared by every surface (C ABI, Python, CLI exit details).
+///
+/// Numbers are never reused; a retired code stays here as a comment.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// No error.
+    Ok = 0,
+    /// A panic was caught at a language boundary.
+    Panic = 1,
+    /// A required pointer argument was NULL (C ABI only).
+    NullArg = 2,
+    /// A string argument was not valid UTF-8.
+    InvalidUtf8 = 3,
+    /// An argument was invalid (bad glob, bad path, bad option).
+    InvalidArgument = 4,
+    /// The vault folder does not exist or is not a folder.
+    VaultNotFound = 10,
+    /// A note was not found (or is not visible).
+    NoteNotFound = 11,
+    /// The index does not exist yet: run `update` first.
+    IndexMissing = 12,
+    /// The index on disk is corrupt or from an incompatible version.
+    Corrupt = 13,
+    /// Another process holds the index writer lock.
+    Busy = 14,
+    /// An I/O error.
+    Io = 20,
+    /// An error from the lexical index (tantivy).
+    Lexical = 21,
+}
+
+/// Everything that can go wrong in the engine.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    // ---- arguments -------------------------------------------------------------------------
+    /// An argument was invalid.
+    #[error("invalid argument `{name}`: {detail}")]
+    InvalidArgument {
+        /// The argument's name.
+        name: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+
+    // ---- vault and notes -------------------------------------------------------------------
+    /// The vault root does not exist or is not a folder.
+    #[error("vault not found: {path}: {detail}")]
+    VaultNotFound {
+        /// The path that was given.
+        path: PathBuf,
+        /// Why it is not a vault.
+        detail: String,
+    },
+    /// A note does not exist in the vault.
+    #[error("note not found: {path}")]
+    NoteNotFound {
+        /// The vault-relative path that was asked for.
+        path: String,
+        /// Close matches, best first.
+        suggestions: Vec<String>,
+    },
+
+    // ---- index -----------------------------------------------------------------------------
+    /// No index exists yet under the index folder.
+    #[error("no index at {path}: run `mindex update` first")]
+    IndexMissing {
+        /// The index folder.
+        path: PathBuf,
+    },
+    /// The index on disk is corrupt or of an incompatible format.
+    #[error("index at {path} is corrupt or incompatible: {detail} (delete the folder and run `mindex update` to rebuild it)")]
+    Corrupt {
+        /// The file or folder found corrupt.
+        path: PathBuf,
+        /// What was wrong.
+        detail: String,
+    },
+    /// Another process is updating the index.
+    #[error("the index at {path} is being updated by another process; try again when it finishes")]
+    Busy {
+        /// The index folder.
+        path: PathBuf,
+    },
+    /// An error from tantivy.
+    #[error("lexical index error: {0}")]
+    Lexical(Arc<tantivy::TantivyError>),
+
+    // ---- system ----------------------------------------------------------------------------
+    /// An I/O error on a named path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: Arc<io::Error>,
+    },
+}
+
+impl Error {
+    /// The stable numeric code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Error::VaultNotFound { .. } => ErrorCode::VaultNotFound,
+            Error::NoteNotFound { .. } => ErrorCode::NoteNotFound,
+            Error::IndexMissing { .. } => ErrorCode::IndexMissing,
+            Error::Corrupt { .. } => ErrorCode::Corrupt,
+            Error::Busy { .. } => ErrorCode::Busy,
+            Error::Lexical(_) => ErrorCode::Lexical,
+            Error::Io { .. } => ErrorCode::Io,
+        }
+    }
+
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source: Arc::new(source),
+        }
+    }
+
+    /// An invalid-argument error.
+    pub fn invalid(name: impl Into<String>, detail: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            name: name.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+impl From<tantivy::TantivyError> for Error {
+    fn from(e: tantivy::TantivyError) -> Self {
+        Error::Lexical(Arc::new(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(ErrorCode::Ok as u32, 0);
+        assert_eq!(ErrorCode::Panic as u32, 1);
+        assert_eq!(ErrorCode::NullArg as u32, 2);
+        assert_eq!(ErrorCode::InvalidUtf8 as u32, 3);
+        assert_eq!(ErrorCode::InvalidArgument as u32, 4);
+        assert_eq!(ErrorCode::VaultNotFound as u32, 10);
+        assert_eq!(ErrorCode::NoteNotFound as u32, 11);
+        assert_eq!(ErrorCode::IndexMissing as u32, 12);
+        assert_eq!(ErrorCode::Corrupt as u32, 13);
+        assert_eq!(ErrorCode::Busy as u32, 14);
+        assert_eq!(ErrorCode::Io as u32, 20);
+        assert_eq!(ErrorCode::Lexical as u32, 21);
+    }
+
+    #[test]
+    fn io_error_names_the_path() {
+        let e = Error::io("/x/y.md", io::Error::new(io::ErrorKind::NotFound, "gone"));
+        assert!(e.to_string().contains("/x/y.md"));
+        assert_eq!(e.code(), ErrorCode::Io);
+    }
+}

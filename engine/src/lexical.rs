@@ -1,0 +1,323 @@
+//! The BM25 index (tantivy): one document per chunk.
+//!
+//! Fields and boosts: title ×3, aliases ×2.5, headings ×2, tags ×2, path ×1.5, body ×1. Text is
+//! lowercased and English-stemmed. The note path is also kept as one raw term so a note's chunks
+//! are deleted together. All changes of one update are applied in a single tantivy commit, so a
+//! reader sees either the old index or the new one, never a mix.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::directory::error::LockError;
+use tantivy::query::QueryParser;
+use tantivy::schema::{
+    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
+
+use crate::chunk::Chunk;
+use crate::error::{Error, Result};
+use crate::note::Note;
+
+/// Schema fields, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    path: Field,
+    path_text: Field,
+    title: Field,
+    aliases: Field,
+    headings: Field,
+    trail: Field,
+    tags: Field,
+    body: Field,
+    line_start: Field,
+    line_end: Field,
+    chunk: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let stemmed = TextFieldIndexing::default()
+        .set_tokenizer("en_stem")
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let text_stored = TextOptions::default().set_indexing_options(stemmed.clone()).set_stored();
+    let text = TextOptions::default().set_indexing_options(stemmed);
+    let plain = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("default")
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        path: b.add_text_field("path", STRING | STORED),
+        path_text: b.add_text_field("path_text", plain.clone()),
+        title: b.add_text_field("title", text_stored.clone()),
+        aliases: b.add_text_field("aliases", text.clone()),
+        headings: b.add_text_field("headings", text),
+        trail: b.add_text_field("trail", STORED),
+        tags: b.add_text_field("tags", plain),
+        body: b.add_text_field("body", text_stored),
+        line_start: b.add_u64_field("line_start", STORED),
+        line_end: b.add_u64_field("line_end", STORED),
+        chunk: b.add_u64_field("chunk", STORED | INDEXED),
+    };
+    (b.build(), fields)
+}
+
+/// A search hit: the best chunk of one note.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Vault-relative path of the note.
+    pub path: String,
+    /// The note's title.
+    pub title: String,
+    /// The heading trail of the chunk (`A > B`), empty before the first heading.
+    pub heading: String,
+    /// First line of the chunk in the file (1-based).
+    pub line_start: u64,
+    /// Last line of the chunk (1-based, inclusive).
+    pub line_end: u64,
+    /// The chunk's position in its note.
+    pub chunk: u64,
+    /// BM25 score (higher is better; comparable within one query only).
+    pub score: f32,
+    /// An excerpt of the chunk, the matched words wrapped in `**`.
+    pub snippet: String,
+}
+
+/// Options for a lexical search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Maximum number of hits.
+    pub limit: usize,
+    /// Return every matching chunk instead of the best chunk per note.
+    pub all_chunks: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limit: 10,
+            all_chunks: false,
+        }
+    }
+}
+
+/// The on-disk BM25 index.
+pub(crate) struct Lexical {
+    dir: PathBuf,
+    index: Index,
+    fields: Fields,
+    reader: IndexReader,
+    parser: QueryParser,
+}
+
+impl std::fmt::Debug for Lexical {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lexical").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+fn corrupt(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt {
+        path: dir.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+impl Lexical {
+    /// Opens the index in `dir` (memory-mapped).
+    pub fn open(dir: &Path) -> Result<Self> {
+        if !dir.join("meta.json").exists() {
+            return Err(Error::IndexMissing { path: dir.to_path_buf() });
+        }
+        let index = Index::open_in_dir(dir).map_err(|e| corrupt(dir, e))?;
+        let (expected, fields) = schema();
+        if index.schema() != expected {
+            return Err(corrupt(dir, "index schema differs from this version of mindex"));
+        }
+        Self::from_index(dir, index, fields)
+    }
+
+    /// Creates a new, empty index in `dir` (which must not hold one).
+    pub fn create(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let (schema, fields) = schema();
+        let index = Index::create_in_dir(dir, schema)?;
+        Self::from_index(dir, index, fields)
+    }
+
+    fn from_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        let mut parser = QueryParser::for_index(
+            &index,
+            vec![
+                fields.title,
+                fields.aliases,
+                fields.headings,
+                fields.tags,
+                fields.path_text,
+                fields.body,
+            ],
+        );
+        parser.set_field_boost(fields.title, 3.0);
+        parser.set_field_boost(fields.aliases, 2.5);
+        parser.set_field_boost(fields.headings, 2.0);
+        parser.set_field_boost(fields.tags, 2.0);
+        parser.set_field_boost(fields.path_text, 1.5);
+        Ok(Lexical {
+            dir: dir.to_path_buf(),
+            index,
+            fields,
+            reader,
+            parser,
+        })
+    }
+
+    /// Takes the writer lock; fails with [`Error::Busy`] when another process holds it.
+    pub fn writer(&self) -> Result<LexicalWriter> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+        let writer = self
+            .index
+            .writer_with_num_threads(threads, 64_000_000 * threads)
+            .map_err(|e| match e {
+                tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => Error::Busy { path: self.dir.clone() },
+                other => Error::from(other),
+            })?;
+        Ok(LexicalWriter {
+            writer,
+            fields: self.fields,
+        })
+    }
+
+    /// Runs a BM25 query. Query syntax errors never fail: the query is parsed leniently.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        if opts.limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        self.reader.reload()?;
+        let searcher = self.reader.searcher();
+        let (query, _errors) = self.parser.parse_query_lenient(query);
+        let mut snippets = SnippetGenerator::create(&searcher, &*query, self.fields.body)?;
+        snippets.set_max_num_chars(220);
+
+        // Fetch more chunks than hits so that several chunks of one note still leave `limit` notes.
+        let mut fetch = if opts.all_chunks { opts.limit } else { opts.limit * 4 };
+        loop {
+            let top = searcher.search(&*query, &TopDocs::with_limit(fetch).order_by_score())?;
+            let exhausted = top.len() < fetch;
+            let mut seen = HashSet::new();
+            let mut hits = Vec::new();
+            for (score, addr) in top {
+                let doc: TantivyDocument = searcher.doc(addr)?;
+                let path = text_of(&doc, self.fields.path);
+                if !opts.all_chunks && !seen.insert(path.clone()) {
+                    continue;
+                }
+                hits.push(self.hit(&doc, path, score, &snippets));
+                if hits.len() == opts.limit {
+                    return Ok(hits);
+                }
+            }
+            if exhausted || fetch >= 10_000 {
+                return Ok(hits);
+            }
+            fetch *= 4;
+        }
+    }
+
+    fn hit(&self, doc: &TantivyDocument, path: String, score: f32, snippets: &SnippetGenerator) -> Hit {
+        let f = &self.fields;
+        let snippet = snippets.snippet_from_doc(doc);
+        let text = if snippet.fragment().is_empty() {
+            let body = text_of(doc, f.body);
+            let mut end = body.len().min(220);
+            while !body.is_char_boundary(end) {
+                end -= 1;
+            }
+            body[..end].to_string()
+        } else {
+            let mut out = String::with_capacity(snippet.fragment().len() + 8);
+            let frag = snippet.fragment();
+            let mut at = 0;
+            for r in snippet.highlighted() {
+                out.push_str(&frag[at..r.start]);
+                out.push_str("**");
+                out.push_str(&frag[r.start..r.end]);
+                out.push_str("**");
+                at = r.end;
+            }
+            out.push_str(&frag[at..]);
+            out
+        };
+        Hit {
+            path,
+            title: text_of(doc, f.title),
+            heading: text_of(doc, f.trail),
+            line_start: u64_of(doc, f.line_start),
+            line_end: u64_of(doc, f.line_end),
+            chunk: u64_of(doc, f.chunk),
+            score,
+            snippet: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        }
+    }
+}
+
+fn text_of(doc: &TantivyDocument, field: Field) -> String {
+    doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+}
+
+fn u64_of(doc: &TantivyDocument, field: Field) -> u64 {
+    doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or_default()
+}
+
+/// Holds the index writer lock while an update is applied.
+pub(crate) struct LexicalWriter {
+    writer: IndexWriter,
+    fields: Fields,
+}
+
+impl LexicalWriter {
+    /// Removes every chunk of a note.
+    pub fn delete_note(&self, path: &str) {
+        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
+    }
+
+    /// Removes every document.
+    pub fn delete_all(&mut self) -> Result<()> {
+        self.writer.delete_all_documents()?;
+        Ok(())
+    }
+
+    /// Adds the chunks of a note (call [`Self::delete_note`] first when replacing).
+    pub fn add_note(&self, note: &Note, chunks: &[Chunk]) -> Result<()> {
+        let f = &self.fields;
+        let aliases = note.aliases.join("\n");
+        let tags = note.tags.join(" ");
+        let path_text = note.path.trim_end_matches(".md").replace(['/', '-', '_'], " ");
+        for c in chunks {
+            self.writer.add_document(doc!(
+                f.path => note.path.as_str(),
+                f.path_text => path_text.as_str(),
+                f.title => note.title.as_str(),
+                f.aliases => aliases.as_str(),
+                f.headings => c.headings.join("\n"),
+                f.trail => c.heading(),
+                f.tags => tags.as_str(),
+                f.body => c.text.as_str(),
+                f.line_start => c.line_start as u64,
+                f.line_end => c.line_end as u64,
+                f.chunk => c.index as u64,
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Commits every change atomically and waits for merges to settle.
+    pub fn commit(mut self) -> Result<()> {
+        self.writer.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,54 @@
+//! # mindex
+//!
+//! A local search-and-memory engine for AI coding agents, over an Obsidian-style markdown vault.
+//!
+//! ```no_run
+//! use mindex::{NoProgress, SearchOptions, Vault, VaultOptions};
+//!
+//! # fn main() -> mindex::Result<()> {
+//! let vault = Vault::open("my-vault", VaultOptions::default())?;
+//! let report = vault.update(&NoProgress)?; // incremental: only changed notes are re-indexed
+//! println!("{} notes, {} changed", report.notes, report.changes.len());
+//! for hit in vault.search("deploy rollback", &SearchOptions { limit: 5, ..Default::default() })? {
+//!     println!("{} ({}:{}-{}) {}", hit.title, hit.path, hit.line_start, hit.line_end, hit.snippet);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Core concepts
+//! - [`Vault`]: a folder of notes plus its index (by default in `<vault>/.mindex/`).
+//! - [`Note`] / [`parse_note`]: frontmatter, title, aliases, tags, headings, wikilinks, body.
+//! - [`Chunk`] / [`chunk_note`]: heading-aware pieces of a note with their line ranges.
+//! - [`Hit`]: the best chunk of a matching note, with a highlighted snippet.
+//! - [`Warning`]: a problem with one file; it never stops an update.
+//! - [`Error::code`]: stable numeric codes shared with the C and Python bindings.
+
+#![warn(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod chunk;
+mod error;
+mod init;
+mod lexical;
+mod note;
+mod report;
+mod state;
+mod vault;
+mod walk;
+
+pub use chunk::{Chunk, ChunkOptions, chunk_note};
+pub use error::{Error, ErrorCode, Result};
+pub use init::{InitReport, TEMPLATE_FILES, init_vault};
+pub use lexical::{Hit, SearchOptions};
+pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
+pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+pub use state::LastUpdate;
+pub use vault::{
+    DEFAULT_MAX_NOTE_BYTES, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText, Progress, Status, Vault,
+    VaultOptions, find_vault_root, parse_get_spec,
+};
+pub use walk::{IgnoreFilters, NoteFile, walk_vault};
+
+/// The version of this library.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

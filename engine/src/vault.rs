@@ -1,0 +1,782 @@
+//! [`Vault`]: the handle every surface uses — update the index, search it, read notes, report status.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::chunk::{Chunk, ChunkOptions, chunk_note};
+use crate::error::{Error, Result};
+use crate::lexical::{Hit, Lexical, SearchOptions};
+use crate::note::{Note, file_stem, parse_note};
+use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedState};
+use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
+
+/// Name of the default index folder inside a vault.
+pub const INDEX_DIR_NAME: &str = ".mindex";
+/// The file that marks a folder as a vault root.
+pub const MANIFEST_FILE: &str = "vault-manifest.json";
+/// Default limit on the size of one note; larger files are skipped with a warning.
+pub const DEFAULT_MAX_NOTE_BYTES: u64 = 4 * 1024 * 1024;
+/// Files modified this close before the last scan are re-hashed on the next update.
+const RACY_MARGIN_NS: i64 = 100_000_000;
+
+/// Options for opening a [`Vault`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VaultOptions {
+    /// Where the index lives; `<vault>/.mindex` when `None`.
+    pub index_dir: Option<PathBuf>,
+    /// How notes are cut into chunks. Changing it rebuilds the index on the next update.
+    pub chunking: ChunkOptions,
+    /// Notes larger than this are skipped with a warning.
+    pub max_note_bytes: u64,
+}
+
+impl Default for VaultOptions {
+    fn default() -> Self {
+        VaultOptions {
+            index_dir: None,
+            chunking: ChunkOptions::default(),
+            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+        }
+    }
+}
+
+/// Receives progress of long operations. Every method has an empty default.
+pub trait Progress: Sync {
+    /// A phase starts with `total` steps.
+    fn start(&self, _phase: &str, _total: u64) {}
+    /// `n` more steps are done.
+    fn advance(&self, _n: u64) {}
+    /// The phase is over.
+    fn finish(&self) {}
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// The text of a note (or a range of its lines), read from disk.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteText {
+    /// Vault-relative path.
+    pub path: String,
+    /// The note's title.
+    pub title: String,
+    /// Tags from frontmatter and body.
+    pub tags: Vec<String>,
+    /// Frontmatter as JSON.
+    pub frontmatter: serde_json::Map<String, serde_json::Value>,
+    /// The selected lines, joined with `\n`.
+    pub text: String,
+    /// First line returned (1-based).
+    pub line_start: usize,
+    /// Last line returned (1-based, inclusive; `line_start - 1` when nothing was selected).
+    pub line_end: usize,
+    /// Number of lines in the file.
+    pub total_lines: usize,
+    /// Problems found while reading (invalid UTF-8, malformed frontmatter).
+    pub warnings: Vec<Warning>,
+}
+
+/// One entry of [`Vault::multi_get`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum MultiGetItem {
+    /// The note was read.
+    Ok(NoteText),
+    /// The note was skipped.
+    Skipped {
+        /// Vault-relative path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What [`Vault::status`] reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// The vault root.
+    pub vault: PathBuf,
+    /// The index folder.
+    pub index_dir: PathBuf,
+    /// Whether an index exists.
+    pub indexed: bool,
+    /// Notes in the index.
+    pub notes: usize,
+    /// Chunks in the index.
+    pub chunks: usize,
+    /// Bytes on disk used by the index folder.
+    pub index_bytes: u64,
+    /// The last update, if any.
+    pub last_update: Option<LastUpdate>,
+    /// Changes on disk since the last update, judged by size and mtime only (no hashing): a
+    /// touched but unchanged note shows here and is recognised as unchanged by `update`.
+    pub pending: Changes,
+    /// Problems currently known (skipped files, malformed frontmatter).
+    pub warnings: Vec<Warning>,
+}
+
+/// A vault: a folder of markdown notes and its index.
+///
+/// `Vault` is `Send + Sync`; share one per process. Searches run concurrently; an update takes the
+/// index's writer lock, so a second concurrent update (in any process) fails with [`Error::Busy`].
+#[derive(Debug)]
+pub struct Vault {
+    root: PathBuf,
+    index_dir: PathBuf,
+    options: VaultOptions,
+    lexical: Mutex<Option<Arc<Lexical>>>,
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64)
+}
+
+/// Finds the vault containing `start`: the nearest ancestor (or `start` itself) holding a
+/// `vault-manifest.json`.
+pub fn find_vault_root(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find(|d| d.join(MANIFEST_FILE).is_file()).map(Path::to_path_buf)
+}
+
+/// Splits `path:LINE` into the path and the line; a path without a numeric suffix has no line.
+pub fn parse_get_spec(spec: &str) -> (&str, Option<usize>) {
+    if let Some((path, line)) = spec.rsplit_once(':')
+        && !path.is_empty()
+        && let Ok(n) = line.parse::<usize>()
+    {
+        return (path, Some(n.max(1)));
+    }
+    (spec, None)
+}
+
+/// What reading one file produced.
+enum Loaded {
+    Note {
+        hash: String,
+        note: Box<Note>,
+        chunks: Vec<Chunk>,
+        warnings: Vec<Warning>,
+    },
+    Same {
+        hash: String,
+    },
+    Skipped(Warning),
+}
+
+struct Decoded {
+    text: String,
+    hash: String,
+    warning: Option<Warning>,
+}
+
+/// Reads a note file with the limits every surface applies: size, binary, UTF-8.
+fn read_note_file(rel: &str, abs: &Path, max_bytes: u64) -> std::result::Result<Decoded, Warning> {
+    let warn = |kind, message: String| Warning {
+        path: rel.to_string(),
+        kind,
+        message,
+    };
+    let bytes = match fs::read(abs) {
+        Ok(b) => b,
+        Err(e) => return Err(warn(WarningKind::Unreadable, format!("cannot read: {e}; skipped"))),
+    };
+    if bytes.len() as u64 > max_bytes {
+        return Err(warn(
+            WarningKind::TooLarge,
+            format!("{} bytes is over the {max_bytes}-byte note limit; skipped", bytes.len()),
+        ));
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(warn(WarningKind::Binary, "looks binary (contains NUL bytes); skipped".into()));
+    }
+    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let (text, warning) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            (
+                String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                Some(warn(
+                    WarningKind::InvalidUtf8,
+                    format!("invalid UTF-8 at byte {at} (line {line}); indexed with replacement characters"),
+                )),
+            )
+        }
+    };
+    Ok(Decoded { text, hash, warning })
+}
+
+fn load_file(f: &NoteFile, old_hash: Option<&str>, max_bytes: u64, chunking: &ChunkOptions) -> Loaded {
+    if f.size > max_bytes {
+        return Loaded::Skipped(Warning {
+            path: f.rel.clone(),
+            kind: WarningKind::TooLarge,
+            message: format!("{} bytes is over the {max_bytes}-byte note limit; skipped", f.size),
+        });
+    }
+    let decoded = match read_note_file(&f.rel, &f.abs, max_bytes) {
+        Ok(d) => d,
+        Err(w) => return Loaded::Skipped(w),
+    };
+    if old_hash == Some(decoded.hash.as_str()) {
+        return Loaded::Same { hash: decoded.hash };
+    }
+    let parsed = parse_note(&f.rel, &decoded.text);
+    let mut warnings: Vec<Warning> = decoded.warning.into_iter().collect();
+    warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
+        path: f.rel.clone(),
+        kind: WarningKind::Frontmatter,
+        message,
+    }));
+    let mut chunks = chunk_note(&parsed.note, chunking);
+    if chunks.is_empty() {
+        // An empty note is still findable by its title, path, aliases and tags.
+        let line = parsed.note.body_start_line;
+        chunks.push(Chunk {
+            index: 0,
+            heading_trail: Vec::new(),
+            headings: Vec::new(),
+            text: String::new(),
+            line_start: line,
+            line_end: line,
+        });
+    }
+    Loaded::Note {
+        hash: decoded.hash,
+        note: Box::new(parsed.note),
+        chunks,
+        warnings,
+    }
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if let Ok(entries) = fs::read_dir(&d) {
+            for e in entries.flatten() {
+                match e.metadata() {
+                    Ok(m) if m.is_dir() => stack.push(e.path()),
+                    Ok(m) => total += m.len(),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    total
+}
+
+impl Vault {
+    /// Opens the vault rooted at `root`. Nothing is created until [`Vault::update`].
+    pub fn open(root: impl AsRef<Path>, options: VaultOptions) -> Result<Vault> {
+        let given = root.as_ref();
+        let root = fs::canonicalize(given).map_err(|e| Error::VaultNotFound {
+            path: given.to_path_buf(),
+            detail: e.to_string(),
+        })?;
+        if !root.is_dir() {
+            return Err(Error::VaultNotFound {
+                path: given.to_path_buf(),
+                detail: "not a folder".into(),
+            });
+        }
+        let index_dir = match &options.index_dir {
+            Some(d) if d.is_absolute() => d.clone(),
+            Some(d) => std::env::current_dir().map_err(|e| Error::io(d, e))?.join(d),
+            None => root.join(INDEX_DIR_NAME),
+        };
+        Ok(Vault {
+            root,
+            index_dir,
+            options,
+            lexical: Mutex::new(None),
+        })
+    }
+
+    /// The vault root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The index folder.
+    pub fn index_dir(&self) -> &Path {
+        &self.index_dir
+    }
+
+    fn lexical_dir(&self) -> PathBuf {
+        self.index_dir.join("lexical")
+    }
+
+    fn state_path(&self) -> PathBuf {
+        self.index_dir.join("state.json")
+    }
+
+    fn lexical(&self) -> Result<Arc<Lexical>> {
+        let mut slot = self.lexical.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = slot.as_ref() {
+            return Ok(l.clone());
+        }
+        let l = Arc::new(Lexical::open(&self.lexical_dir())?);
+        *slot = Some(l.clone());
+        Ok(l)
+    }
+
+    /// Opens the index for writing, creating (or, when incompatible, recreating) it.
+    fn lexical_for_update(&self) -> Result<(Arc<Lexical>, bool)> {
+        match self.lexical() {
+            Ok(l) => Ok((l, false)),
+            Err(Error::IndexMissing { .. }) => {
+                let l = Arc::new(Lexical::create(&self.lexical_dir())?);
+                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
+                Ok((l, true))
+            }
+            Err(Error::Corrupt { .. }) => {
+                let dir = self.lexical_dir();
+                fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                let l = Arc::new(Lexical::create(&dir)?);
+                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
+                Ok((l, true))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Brings the index up to date with the notes on disk.
+    ///
+    /// Only files whose size or mtime changed are read, and only those whose content hash changed
+    /// are re-parsed and re-indexed. Deleted notes disappear; a moved note is reported as a rename.
+    /// Problem files become warnings and never stop the update. The vault itself is never written.
+    pub fn update(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        let t0 = Instant::now();
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        let (lexical, created) = self.lexical_for_update()?;
+        let mut writer = lexical.writer()?;
+        // The state is read under the writer lock so that concurrent updates serialise cleanly.
+        let mut warnings = Vec::new();
+        let old = match IndexState::load(&self.state_path()) {
+            Ok(Some(s))
+                if !created
+                    && s.format == FORMAT_VERSION
+                    && s.chunking == self.options.chunking
+                    && s.max_note_bytes == self.options.max_note_bytes =>
+            {
+                Some(s)
+            }
+            Ok(_) => None,
+            Err(Error::Corrupt { detail, .. }) => {
+                warnings.push(Warning {
+                    path: format!("{}/state.json", self.index_dir.display()),
+                    kind: WarningKind::Config,
+                    message: format!("index state unreadable ({detail}); rebuilding the index"),
+                });
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let rebuilt = old.is_none();
+        let old = old.unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
+        let scanned_at_ns = now_ns();
+        let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
+        warnings.extend(walk_warnings);
+
+        let mut next = IndexState::new(self.options.chunking, self.options.max_note_bytes);
+        next.scanned_at_ns = scanned_at_ns;
+        // Decide which files must be read.
+        let mut to_read = Vec::new();
+        for f in &files {
+            // A file modified within the clock's resolution of the last scan may have changed again
+            // without its mtime moving: such "racily clean" files are hashed again.
+            let clean = |size: u64, mtime: i64| {
+                size == f.size && mtime == f.mtime_ns && mtime < old.scanned_at_ns - RACY_MARGIN_NS
+            };
+            if let Some(ns) = old.notes.get(&f.rel)
+                && clean(ns.size, ns.mtime_ns)
+            {
+                next.notes.insert(f.rel.clone(), ns.clone());
+            } else if let Some(sk) = old.skipped.get(&f.rel)
+                && clean(sk.size, sk.mtime_ns)
+            {
+                next.skipped.insert(f.rel.clone(), sk.clone());
+            } else {
+                to_read.push(f);
+            }
+        }
+
+        progress.start("indexing", to_read.len() as u64);
+        let max = self.options.max_note_bytes;
+        let chunking = self.options.chunking;
+        let loaded: Vec<(&NoteFile, Loaded)> = to_read
+            .par_iter()
+            .map(|f| {
+                let old_hash = old.notes.get(&f.rel).map(|n| n.hash.as_str());
+                let l = load_file(f, old_hash, max, &chunking);
+                progress.advance(1);
+                (*f, l)
+            })
+            .collect();
+        progress.finish();
+
+        let mut changes = Changes::default();
+        let mut fresh: Vec<(Box<Note>, Vec<Chunk>)> = Vec::new();
+        for (f, l) in loaded {
+            match l {
+                Loaded::Same { hash } => {
+                    let mut ns = old.notes[&f.rel].clone();
+                    ns.hash = hash;
+                    ns.size = f.size;
+                    ns.mtime_ns = f.mtime_ns;
+                    next.notes.insert(f.rel.clone(), ns);
+                }
+                Loaded::Skipped(w) => {
+                    next.skipped.insert(
+                        f.rel.clone(),
+                        SkippedState {
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            warning: w,
+                        },
+                    );
+                }
+                Loaded::Note {
+                    hash,
+                    note,
+                    chunks,
+                    warnings: note_warnings,
+                } => {
+                    if old.notes.contains_key(&f.rel) {
+                        changes.modified.push(f.rel.clone());
+                    } else {
+                        changes.added.push(f.rel.clone());
+                    }
+                    next.notes.insert(
+                        f.rel.clone(),
+                        NoteState {
+                            hash,
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            chunks: chunks.len() as u32,
+                            title: note.title.clone(),
+                            warnings: note_warnings,
+                        },
+                    );
+                    fresh.push((note, chunks));
+                }
+            }
+        }
+        changes.removed = old.notes.keys().filter(|p| !next.notes.contains_key(*p)).cloned().collect();
+        // A removed note whose exact content reappears under a new path was renamed.
+        let mut by_hash: HashMap<&str, Vec<&String>> = HashMap::new();
+        for p in &changes.removed {
+            by_hash.entry(old.notes[p].hash.as_str()).or_default().push(p);
+        }
+        let mut renamed_from = HashSet::new();
+        let mut renamed_to = HashSet::new();
+        for p in &changes.added {
+            if let Some(froms) = by_hash.get_mut(next.notes[p].hash.as_str())
+                && let Some(from) = froms.pop()
+            {
+                changes.renamed.push(Rename {
+                    from: from.clone(),
+                    to: p.clone(),
+                });
+                renamed_from.insert(from.clone());
+                renamed_to.insert(p.clone());
+            }
+        }
+        changes.added.retain(|p| !renamed_to.contains(p));
+        changes.removed.retain(|p| !renamed_from.contains(p));
+
+        // Apply everything in one commit.
+        if rebuilt {
+            writer.delete_all()?;
+        } else {
+            for p in changes
+                .removed
+                .iter()
+                .chain(renamed_from.iter())
+                .chain(fresh.iter().map(|(n, _)| &n.path))
+            {
+                writer.delete_note(p);
+            }
+        }
+        for (note, chunks) in &fresh {
+            writer.add_note(note, chunks)?;
+        }
+        let touched_index = rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
+        if touched_index {
+            writer.commit()?;
+        } else {
+            drop(writer);
+        }
+
+        for ns in next.notes.values() {
+            warnings.extend(ns.warnings.iter().cloned());
+        }
+        warnings.extend(next.skipped.values().map(|s| s.warning.clone()));
+        warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        let elapsed_ms = t0.elapsed().as_millis() as u64;
+        let chunks = next.notes.values().map(|n| n.chunks as usize).sum();
+        next.last_update = Some(LastUpdate {
+            finished_unix_ms: (now_ns() / 1_000_000) as u64,
+            elapsed_ms,
+            changes: changes.clone(),
+            rebuilt,
+            warnings: warnings.len(),
+        });
+        next.save(&self.state_path())?;
+        Ok(UpdateReport {
+            unchanged: next.notes.len() - fresh.len(),
+            notes: next.notes.len(),
+            chunks,
+            changes,
+            warnings,
+            rebuilt,
+            elapsed_ms,
+        })
+    }
+
+    /// BM25 search; the best chunk per note unless `opts.all_chunks`.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        self.lexical()?.search(query, opts)
+    }
+
+    /// Checks a vault-relative path and returns its absolute path when it names a visible note.
+    fn visible_note(&self, rel: &str, filters: &IgnoreFilters) -> Option<PathBuf> {
+        if rel.split('/').any(|s| s.is_empty() || s.starts_with('.')) || filters.is_ignored(rel) {
+            return None;
+        }
+        let abs = self.root.join(rel);
+        let canon = fs::canonicalize(&abs).ok()?;
+        if !canon.starts_with(&self.root) || canon.starts_with(&self.index_dir) || !canon.is_file() {
+            return None;
+        }
+        Some(abs)
+    }
+
+    /// Resolves what a user typed (`work/Note.md`, `work/Note`, `Note`) to a vault-relative path.
+    pub fn resolve(&self, spec: &str) -> Result<String> {
+        let spec = spec.trim().replace('\\', "/");
+        let spec = spec.trim_start_matches("./");
+        if spec.is_empty() {
+            return Err(Error::invalid("path", "empty note path"));
+        }
+        if spec.starts_with('/') || spec.split('/').any(|s| s == "..") {
+            return Err(Error::invalid(
+                "path",
+                format!("{spec:?} must be a path inside the vault, relative to its root, without `..`"),
+            ));
+        }
+        let mut warnings = Vec::new();
+        let filters = IgnoreFilters::load(&self.root, &mut warnings);
+        let with_md = if spec.to_lowercase().ends_with(".md") {
+            spec.to_string()
+        } else {
+            format!("{spec}.md")
+        };
+        for cand in [spec, with_md.as_str()] {
+            if self.visible_note(cand, &filters).is_some() {
+                return Ok(cand.to_string());
+            }
+        }
+        // Obsidian-style name resolution: a unique note whose stem or path suffix matches.
+        let (files, _) = walk_vault(&self.root, Some(&self.index_dir))?;
+        let want = with_md.to_lowercase();
+        let want_stem = file_stem(&want).to_string();
+        let matches: Vec<&NoteFile> = files
+            .iter()
+            .filter(|f| {
+                let l = f.rel.to_lowercase();
+                l == want || l.ends_with(&format!("/{want}"))
+            })
+            .collect();
+        match matches.as_slice() {
+            [one] => return Ok(one.rel.clone()),
+            [] => {}
+            many => {
+                return Err(Error::invalid(
+                    "path",
+                    format!(
+                        "{spec:?} is ambiguous: {}",
+                        many.iter().map(|f| f.rel.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut suggestions: Vec<String> = files
+            .iter()
+            .filter(|f| {
+                let stem = file_stem(&f.rel).to_lowercase();
+                !want_stem.is_empty() && (stem.contains(&want_stem) || want_stem.contains(&stem))
+            })
+            .map(|f| f.rel.clone())
+            .collect();
+        suggestions.truncate(5);
+        Err(Error::NoteNotFound {
+            path: spec.to_string(),
+            suggestions,
+        })
+    }
+
+    /// Reads a note from disk: all of it, or `max_lines` lines from `from_line` (1-based).
+    pub fn get(&self, spec: &str, from_line: Option<usize>, max_lines: Option<usize>) -> Result<NoteText> {
+        let rel = self.resolve(spec)?;
+        let abs = self.root.join(&rel);
+        let decoded = read_note_file(&rel, &abs, self.options.max_note_bytes).map_err(|w| match w.kind {
+            WarningKind::Unreadable => Error::io(&abs, std::io::Error::other(w.message)),
+            _ => Error::invalid("path", w.to_string()),
+        })?;
+        let parsed = parse_note(&rel, &decoded.text);
+        let mut warnings: Vec<Warning> = decoded.warning.into_iter().collect();
+        warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
+            path: rel.clone(),
+            kind: WarningKind::Frontmatter,
+            message,
+        }));
+        let lines: Vec<&str> = decoded.text.lines().collect();
+        let total = lines.len();
+        let start = from_line.unwrap_or(1).max(1);
+        let count = max_lines.unwrap_or(usize::MAX);
+        let first = (start - 1).min(total);
+        let last = first.saturating_add(count).min(total);
+        let note = parsed.note;
+        Ok(NoteText {
+            path: rel,
+            title: note.title,
+            tags: note.tags,
+            frontmatter: note.frontmatter,
+            text: lines[first..last].join("\n"),
+            line_start: first + 1,
+            line_end: last,
+            total_lines: total,
+            warnings,
+        })
+    }
+
+    /// Reads every note matching `patterns`: comma-separated globs (`work/**/*.md`) or note paths.
+    /// Notes over `max_bytes` are listed as skipped.
+    pub fn multi_get(&self, patterns: &str, max_bytes: Option<u64>) -> Result<Vec<MultiGetItem>> {
+        let mut paths: Vec<String> = Vec::new();
+        let mut files: Option<Vec<NoteFile>> = None;
+        for pat in patterns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if pat.contains(['*', '?', '[', '{']) {
+                let glob = globset::GlobBuilder::new(pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| Error::invalid("pattern", format!("{pat:?}: {e}")))?
+                    .compile_matcher();
+                if files.is_none() {
+                    files = Some(walk_vault(&self.root, Some(&self.index_dir))?.0);
+                }
+                for f in files.as_deref().unwrap_or_default() {
+                    if glob.is_match(&f.rel) {
+                        paths.push(f.rel.clone());
+                    }
+                }
+            } else {
+                paths.push(self.resolve(pat)?);
+            }
+        }
+        if paths.is_empty() && patterns.trim().is_empty() {
+            return Err(Error::invalid("pattern", "empty pattern"));
+        }
+        let mut seen = HashSet::new();
+        paths.retain(|p| seen.insert(p.clone()));
+        let limit = max_bytes.unwrap_or(u64::MAX);
+        let mut out = Vec::with_capacity(paths.len());
+        for p in paths {
+            let size = fs::metadata(self.root.join(&p)).map(|m| m.len()).unwrap_or(0);
+            if size > limit {
+                out.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!("{size} bytes is over --max-bytes {limit}"),
+                });
+                continue;
+            }
+            match self.get(&p, None, None) {
+                Ok(t) => out.push(MultiGetItem::Ok(t)),
+                Err(e) => out.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reports what is indexed, what the last update did, and what changed on disk since.
+    pub fn status(&self) -> Result<Status> {
+        let state = match IndexState::load(&self.state_path()) {
+            Ok(s) => s,
+            Err(Error::Corrupt { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        let indexed = state.is_some() && self.lexical_dir().join("meta.json").exists();
+        let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
+        let mut pending = Changes::default();
+        let mut warnings = walk_warnings;
+        let empty = BTreeMap::new();
+        let (notes, skipped) = state.as_ref().map_or((&empty, None), |s| (&s.notes, Some(&s.skipped)));
+        let mut on_disk = HashSet::new();
+        for f in &files {
+            on_disk.insert(f.rel.as_str());
+            match notes.get(&f.rel) {
+                Some(ns) if ns.size == f.size && ns.mtime_ns == f.mtime_ns => {}
+                Some(_) => pending.modified.push(f.rel.clone()),
+                None if skipped.is_some_and(|s| s.contains_key(&f.rel)) => {}
+                None => pending.added.push(f.rel.clone()),
+            }
+        }
+        pending.removed = notes.keys().filter(|p| !on_disk.contains(p.as_str())).cloned().collect();
+        if let Some(s) = &state {
+            warnings.extend(s.notes.values().flat_map(|n| n.warnings.iter().cloned()));
+            warnings.extend(s.skipped.values().map(|k| k.warning.clone()));
+        }
+        warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Status {
+            vault: self.root.clone(),
+            index_dir: self.index_dir.clone(),
+            indexed,
+            notes: notes.len(),
+            chunks: notes.values().map(|n| n.chunks as usize).sum(),
+            index_bytes: if self.index_dir.exists() { dir_size(&self.index_dir) } else { 0 },
+            last_update: state.and_then(|s| s.last_update),
+            pending,
+            warnings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_spec_parsing() {
+        assert_eq!(parse_get_spec("a/b.md"), ("a/b.md", None));
+        assert_eq!(parse_get_spec("a/b.md:12"), ("a/b.md", Some(12)));
+        assert_eq!(parse_get_spec("a/b.md:0"), ("a/b.md", Some(1)));
+        assert_eq!(parse_get_spec("a:b.md"), ("a:b.md", None));
+        assert_eq!(parse_get_spec(":12"), (":12", None));
+    }
+
+    #[test]
+    fn finds_vault_root_upwards() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(MANIFEST_FILE), "{}").unwrap();
+        fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        assert_eq!(find_vault_root(&dir.path().join("a/b")).unwrap(), dir.path());
+        let other = tempfile::tempdir().unwrap();
+        assert!(find_vault_root(other.path()).is_none() || find_vault_root(other.path()) != Some(other.path().into()));
+    }
+}
