@@ -111,6 +111,11 @@ fn sections(note: &Note) -> Vec<Section<'_>> {
     out
 }
 
+/// Whether some line is neither blank nor a heading.
+fn has_content(text: &str) -> bool {
+    text.lines().any(|l| !l.trim().is_empty() && parse_heading(l).is_none())
+}
+
 fn join(lines: &[Line<'_>]) -> String {
     let mut s = String::new();
     for (i, l) in lines.iter().enumerate() {
@@ -225,6 +230,10 @@ pub fn chunk_note(note: &Note, opts: &ChunkOptions) -> Vec<Chunk> {
             if let Some(c) = open.as_mut() {
                 let c_size = char_len(&c.text);
                 if (c_size < opts.min_chars || size < opts.min_chars) && c_size + 1 + size <= max {
+                    // A chunk holding only headings so far takes the trail of its first content.
+                    if !has_content(&c.text) {
+                        c.heading_trail = section.trail.clone();
+                    }
                     c.text.push('\n');
                     c.text.push_str(&text);
                     c.line_end = last;
@@ -308,6 +317,19 @@ mod tests {
         assert_eq!(cs[0].headings, vec!["T", "S1", "S2"]);
         assert_eq!((cs[0].line_start, cs[0].line_end), (1, 6));
         assert_eq!(cs[0].heading_trail, vec!["T"]);
+    }
+
+    #[test]
+    fn heading_only_chunk_takes_the_trail_of_its_first_content() {
+        let text = "# Title
+
+## Sub
+the content
+";
+        let cs = chunks(text, ChunkOptions::default());
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].heading_trail, vec!["Title", "Sub"]);
+        assert_eq!(cs[0].line_start, 1);
     }
 
     #[test]
