@@ -41,6 +41,9 @@ pub struct Chunk {
     pub heading_trail: Vec<String>,
     /// The text of every heading inside the chunk.
     pub headings: Vec<String>,
+    /// Where each section merged into this chunk starts: (file line, heading trail joined with
+    /// ` > `). One entry unless tiny sections were merged.
+    pub sections: Vec<(usize, String)>,
     /// The chunk's text.
     pub text: String,
     /// First file line (1-based).
@@ -231,8 +234,11 @@ pub fn chunk_note(note: &Note, opts: &ChunkOptions) -> Vec<Chunk> {
                 let c_size = char_len(&c.text);
                 if (c_size < opts.min_chars || size < opts.min_chars) && c_size + 1 + size <= max {
                     // A chunk holding only headings so far takes the trail of its first content.
-                    if !has_content(&c.text) {
+                    if has_content(&c.text) {
+                        c.sections.push((first, section.trail.join(" > ")));
+                    } else {
                         c.heading_trail = section.trail.clone();
+                        c.sections = vec![(c.line_start, section.trail.join(" > "))];
                     }
                     c.text.push('\n');
                     c.text.push_str(&text);
@@ -248,6 +254,7 @@ pub fn chunk_note(note: &Note, opts: &ChunkOptions) -> Vec<Chunk> {
                 index: 0,
                 heading_trail: section.trail.clone(),
                 headings: section.headings.clone(),
+                sections: vec![(first, section.trail.join(" > "))],
                 text,
                 line_start: first,
                 line_end: last,
@@ -262,6 +269,7 @@ pub fn chunk_note(note: &Note, opts: &ChunkOptions) -> Vec<Chunk> {
                         index: 0,
                         heading_trail: section.trail.clone(),
                         headings: if i == 0 { section.headings.clone() } else { Vec::new() },
+                        sections: vec![(first, section.trail.join(" > "))],
                         text,
                         line_start: first,
                         line_end: last,
@@ -317,6 +325,10 @@ mod tests {
         assert_eq!(cs[0].headings, vec!["T", "S1", "S2"]);
         assert_eq!((cs[0].line_start, cs[0].line_end), (1, 6));
         assert_eq!(cs[0].heading_trail, vec!["T"]);
+        assert_eq!(
+            cs[0].sections,
+            vec![(1, "T".to_string()), (3, "T > S1".to_string()), (5, "T > S2".to_string())]
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub enum Error {
         path: PathBuf,
     },
     /// The index on disk is corrupt or of an incompatible format.
-    #[error("index at {path} is corrupt or incompatible: {detail} (delete the folder and run `mindex update` to rebuild it)")]
+    #[error("index at {path} is corrupt or incompatible: {detail} (`mindex update` rebuilds it)")]
     Corrupt {
         /// The file or folder found corrupt.
         path: PathBuf,

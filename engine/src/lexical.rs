@@ -31,6 +31,7 @@ pub(crate) struct Fields {
     aliases: Field,
     headings: Field,
     trail: Field,
+    sections: Field,
     tags: Field,
     body: Field,
     line_start: Field,
@@ -57,6 +58,7 @@ fn schema() -> (Schema, Fields) {
         aliases: b.add_text_field("aliases", text.clone()),
         headings: b.add_text_field("headings", text),
         trail: b.add_text_field("trail", STORED),
+        sections: b.add_text_field("sections", STORED),
         tags: b.add_text_field("tags", plain),
         body: b.add_text_field("body", text_stored),
         line_start: b.add_u64_field("line_start", STORED),
@@ -79,6 +81,9 @@ pub struct Hit {
     pub line_start: u64,
     /// Last line of the chunk (1-based, inclusive).
     pub line_end: u64,
+    /// The line of the first matched word (the chunk's first line when only the title, path or
+    /// tags matched): where `get PATH:LINE` should start.
+    pub line: u64,
     /// The chunk's position in its note.
     pub chunk: u64,
     /// BM25 score (higher is better; comparable within one query only).
@@ -111,7 +116,10 @@ pub(crate) struct Lexical {
     index: Index,
     fields: Fields,
     reader: IndexReader,
-    parser: QueryParser,
+    /// Every word must match (in some field).
+    parser_all: QueryParser,
+    /// Any word may match.
+    parser_any: QueryParser,
 }
 
 impl std::fmt::Debug for Lexical {
@@ -151,7 +159,7 @@ impl Lexical {
 
     fn from_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        let mut parser = QueryParser::for_index(
+        let mut parser_any = QueryParser::for_index(
             &index,
             vec![
                 fields.title,
@@ -162,17 +170,20 @@ impl Lexical {
                 fields.body,
             ],
         );
-        parser.set_field_boost(fields.title, 3.0);
-        parser.set_field_boost(fields.aliases, 2.5);
-        parser.set_field_boost(fields.headings, 2.0);
-        parser.set_field_boost(fields.tags, 2.0);
-        parser.set_field_boost(fields.path_text, 1.5);
+        parser_any.set_field_boost(fields.title, 3.0);
+        parser_any.set_field_boost(fields.aliases, 2.5);
+        parser_any.set_field_boost(fields.headings, 2.0);
+        parser_any.set_field_boost(fields.tags, 2.0);
+        parser_any.set_field_boost(fields.path_text, 1.5);
+        let mut parser_all = parser_any.clone();
+        parser_all.set_conjunction_by_default();
         Ok(Lexical {
             dir: dir.to_path_buf(),
             index,
             fields,
             reader,
-            parser,
+            parser_all,
+            parser_any,
         })
     }
 
@@ -193,36 +204,57 @@ impl Lexical {
     }
 
     /// Runs a BM25 query. Query syntax errors never fail: the query is parsed leniently.
+    ///
+    /// Notes matching every word come first (ranked by BM25); when they are fewer than the limit,
+    /// notes matching only some words follow, also by BM25.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         if opts.limit == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
         self.reader.reload()?;
         let searcher = self.reader.searcher();
-        let (query, _errors) = self.parser.parse_query_lenient(query);
-        let mut snippets = SnippetGenerator::create(&searcher, &*query, self.fields.body)?;
-        snippets.set_max_num_chars(220);
+        let mut seen = HashSet::new();
+        let mut hits = Vec::new();
+        for parser in [&self.parser_all, &self.parser_any] {
+            let (query, _errors) = parser.parse_query_lenient(query);
+            self.collect(&searcher, &*query, opts, &mut seen, &mut hits)?;
+            if hits.len() >= opts.limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
 
+    /// Appends hits for `query` not already in `seen` until `hits` holds `opts.limit`.
+    fn collect(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &dyn tantivy::query::Query,
+        opts: &SearchOptions,
+        seen: &mut HashSet<(String, u64)>,
+        hits: &mut Vec<Hit>,
+    ) -> Result<()> {
+        let mut snippets = SnippetGenerator::create(searcher, query, self.fields.body)?;
+        snippets.set_max_num_chars(220);
         // Fetch more chunks than hits so that several chunks of one note still leave `limit` notes.
-        let mut fetch = if opts.all_chunks { opts.limit } else { opts.limit * 4 };
+        let mut fetch = (opts.limit + seen.len()) * if opts.all_chunks { 1 } else { 4 };
         loop {
-            let top = searcher.search(&*query, &TopDocs::with_limit(fetch).order_by_score())?;
+            let top = searcher.search(query, &TopDocs::with_limit(fetch).order_by_score())?;
             let exhausted = top.len() < fetch;
-            let mut seen = HashSet::new();
-            let mut hits = Vec::new();
             for (score, addr) in top {
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let path = text_of(&doc, self.fields.path);
-                if !opts.all_chunks && !seen.insert(path.clone()) {
+                let chunk = if opts.all_chunks { u64_of(&doc, self.fields.chunk) } else { 0 };
+                if !seen.insert((path.clone(), chunk)) {
                     continue;
                 }
                 hits.push(self.hit(&doc, path, score, &snippets));
                 if hits.len() == opts.limit {
-                    return Ok(hits);
+                    return Ok(());
                 }
             }
             if exhausted || fetch >= 10_000 {
-                return Ok(hits);
+                return Ok(());
             }
             fetch *= 4;
         }
@@ -231,6 +263,22 @@ impl Lexical {
     fn hit(&self, doc: &TantivyDocument, path: String, score: f32, snippets: &SnippetGenerator) -> Hit {
         let f = &self.fields;
         let snippet = snippets.snippet_from_doc(doc);
+        let line_start = u64_of(doc, f.line_start);
+        let mut line = line_start;
+        let mut heading = text_of(doc, f.trail);
+        if let Some(first) = snippet.highlighted().first() {
+            let body = text_of(doc, f.body);
+            let at = (snippet.fragment_range().start + first.start).min(body.len());
+            line += body.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64;
+            // The trail of the merged section the match is in.
+            for entry in text_of(doc, f.sections).lines() {
+                if let Some((l, trail)) = entry.split_once('\t')
+                    && l.parse::<u64>().is_ok_and(|l| l <= line)
+                {
+                    heading = trail.to_string();
+                }
+            }
+        }
         let text = if snippet.fragment().is_empty() {
             let body = text_of(doc, f.body);
             let mut end = body.len().min(220);
@@ -255,8 +303,9 @@ impl Lexical {
         Hit {
             path,
             title: text_of(doc, f.title),
-            heading: text_of(doc, f.trail),
-            line_start: u64_of(doc, f.line_start),
+            heading,
+            line_start,
+            line,
             line_end: u64_of(doc, f.line_end),
             chunk: u64_of(doc, f.chunk),
             score,
@@ -271,6 +320,14 @@ fn text_of(doc: &TantivyDocument, field: Field) -> String {
 
 fn u64_of(doc: &TantivyDocument, field: Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or_default()
+}
+
+/// `line\ttrail` per merged section; empty for the usual one-section chunk.
+fn sections_field(c: &Chunk) -> String {
+    if c.sections.len() < 2 {
+        return String::new();
+    }
+    c.sections.iter().map(|(l, t)| format!("{l}\t{t}")).collect::<Vec<_>>().join("\n")
 }
 
 /// Holds the index writer lock while an update is applied.
@@ -305,6 +362,7 @@ impl LexicalWriter {
                 f.aliases => aliases.as_str(),
                 f.headings => c.headings.join("\n"),
                 f.trail => c.heading(),
+                f.sections => sections_field(c),
                 f.tags => tags.as_str(),
                 f.body => c.text.as_str(),
                 f.line_start => c.line_start as u64,

@@ -247,6 +247,7 @@ fn load_file(f: &NoteFile, old_hash: Option<&str>, max_bytes: u64, chunking: &Ch
             index: 0,
             heading_trail: Vec::new(),
             headings: Vec::new(),
+            sections: vec![(line, String::new())],
             text: String::new(),
             line_start: line,
             line_end: line,
@@ -258,6 +259,20 @@ fn load_file(f: &NoteFile, old_hash: Option<&str>, max_bytes: u64, chunking: &Ch
         chunks,
         warnings,
     }
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 fn dir_size(dir: &Path) -> u64 {
@@ -613,15 +628,24 @@ impl Vault {
                 ));
             }
         }
-        let mut suggestions: Vec<String> = files
+        // Suggestions: stems containing (or contained in) the request, or a few edits away.
+        let mut scored: Vec<(usize, &str)> = files
             .iter()
-            .filter(|f| {
+            .filter_map(|f| {
                 let stem = file_stem(&f.rel).to_lowercase();
-                !want_stem.is_empty() && (stem.contains(&want_stem) || want_stem.contains(&stem))
+                if want_stem.is_empty() {
+                    return None;
+                }
+                let d = if stem.contains(&want_stem) || want_stem.contains(&stem) {
+                    0
+                } else {
+                    edit_distance(&stem, &want_stem)
+                };
+                (d <= (want_stem.chars().count() / 3).max(2)).then_some((d, f.rel.as_str()))
             })
-            .map(|f| f.rel.clone())
             .collect();
-        suggestions.truncate(5);
+        scored.sort();
+        let suggestions: Vec<String> = scored.into_iter().take(5).map(|(_, p)| p.to_string()).collect();
         Err(Error::NoteNotFound {
             path: spec.to_string(),
             suggestions,
@@ -768,6 +792,13 @@ mod tests {
         assert_eq!(parse_get_spec("a/b.md:0"), ("a/b.md", Some(1)));
         assert_eq!(parse_get_spec("a:b.md"), ("a:b.md", None));
         assert_eq!(parse_get_spec(":12"), (":12", None));
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("patern", "patterns"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
     }
 
     #[test]

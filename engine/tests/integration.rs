@@ -70,6 +70,12 @@ fn sample_vault_update_and_search() {
     let h = v.search("reversible rollout", &SearchOptions::default()).unwrap();
     assert_eq!(h[0].path, "brain/Patterns.md");
     assert_eq!(h[0].heading, "Patterns > Reversible rollout");
+    // In a chunk of merged small sections, the heading and line are those of the match.
+    let h = v.search("circuit breaker retry storm", &SearchOptions::default()).unwrap();
+    let g = h.iter().find(|h| h.path == "brain/Gotchas.md").unwrap();
+    assert_eq!(g.heading, "Gotchas > Connection pool exhaustion");
+    let text = v.get(&g.path, Some(g.line as usize), Some(1)).unwrap().text;
+    assert!(text.to_lowercase().contains("retry storm") || text.to_lowercase().contains("circuit"), "{text}");
     // Query syntax errors never fail.
     assert!(v.search("\"unbalanced AND (", &SearchOptions::default()).is_ok());
     assert!(v.search("", &SearchOptions::default()).unwrap().is_empty());
@@ -251,6 +257,7 @@ fn get_and_multi_get() {
     // Not found, with suggestions.
     let e = v.get("Patern", None, None).unwrap_err();
     assert_eq!(e.code(), ErrorCode::NoteNotFound);
+    assert!(matches!(e, mindex::Error::NoteNotFound { ref suggestions, .. } if suggestions[0] == "brain/Patterns.md"));
     let e = v.get("Pattern", None, None).unwrap_err();
     match e {
         mindex::Error::NoteNotFound { suggestions, .. } => assert_eq!(suggestions, vec!["brain/Patterns.md"]),

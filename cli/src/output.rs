@@ -1,0 +1,334 @@
+//! Printing results: human text, or one JSON document with `--json`.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mindex::{Changes, Hit, InitReport, MultiGetItem, NoteText, Status, UpdateReport, Warning};
+use serde::Serialize;
+
+/// Writes to stdout; a closed pipe (`mindex get x | head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn emit_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let mut s = serde_json::to_string_pretty(value)?;
+    s.push('\n');
+    emit(&s)
+}
+
+fn warn_all(warnings: &[Warning]) {
+    let mut stderr = std::io::stderr().lock();
+    for w in warnings {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
+}
+
+/// Prints an error on stderr (and as JSON on stdout with `--json`).
+pub fn error(json: bool, e: &anyhow::Error) {
+    let engine = e.downcast_ref::<mindex::Error>();
+    if json {
+        let body = serde_json::json!({
+            "error": {
+                "code": engine.map_or(0, |e| e.code() as u32),
+                "message": e.to_string(),
+                "suggestions": match engine {
+                    Some(mindex::Error::NoteNotFound { suggestions, .. }) => suggestions.clone(),
+                    _ => Vec::new(),
+                },
+            }
+        });
+        let _ = emit(&format!("{body}\n"));
+    }
+    let mut msg = format!("error: {e}");
+    if let Some(mindex::Error::NoteNotFound { suggestions, .. }) = engine
+        && !suggestions.is_empty()
+    {
+        let _ = write!(msg, "\n  did you mean: {}", suggestions.join(", "));
+    }
+    eprintln!("{msg}");
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn summary(c: &Changes) -> String {
+    let mut parts = Vec::new();
+    for (n, what) in [
+        (c.added.len(), "added"),
+        (c.modified.len(), "modified"),
+        (c.removed.len(), "removed"),
+        (c.renamed.len(), "renamed"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    if parts.is_empty() { "no changes".to_string() } else { parts.join(", ") }
+}
+
+/// Lists changed paths, at most `max` per kind.
+fn list_changes(out: &mut String, c: &Changes, max: usize) {
+    let mut list = |sign: &str, items: Vec<String>| {
+        for p in items.iter().take(max) {
+            let _ = writeln!(out, "  {sign} {p}");
+        }
+        if items.len() > max {
+            let _ = writeln!(out, "  {sign} … and {} more", items.len() - max);
+        }
+    };
+    list("+", c.added.clone());
+    list("~", c.modified.clone());
+    list("-", c.removed.clone());
+    list(">", c.renamed.iter().map(|r| format!("{} -> {}", r.from, r.to)).collect());
+}
+
+fn human_bytes(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 { format!("{n} B") } else { format!("{v:.1} {}", units[i]) }
+}
+
+/// `YYYY-MM-DD HH:MM:SS UTC` from milliseconds since the epoch.
+fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn ago(ms: u64) -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let s = now.saturating_sub(ms) / 1000;
+    match s {
+        0..60 => format!("{s} s ago"),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86_400 => format!("{} h ago", s / 3600),
+        _ => format!("{} days ago", s / 86_400),
+    }
+}
+
+pub struct Out {
+    json: bool,
+    color: bool,
+}
+
+impl Out {
+    pub fn new(json: bool) -> Self {
+        Out {
+            json,
+            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    fn bold(&self, s: &str) -> String {
+        if self.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() }
+    }
+
+    fn dim(&self, s: &str) -> String {
+        if self.color { format!("\x1b[2m{s}\x1b[0m") } else { s.to_string() }
+    }
+
+    pub fn init(&self, r: &InitReport) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(r);
+        }
+        let mut s = format!(
+            "Created vault at {} ({} written, {} kept).\n",
+            r.vault.display(),
+            plural(r.created.len(), "file", "files"),
+            r.kept.len()
+        );
+        let _ = writeln!(s, "Next: mindex update --vault {0:?} && mindex search --vault {0:?} \"words\"", r.vault);
+        emit(&s)
+    }
+
+    pub fn update(&self, r: &UpdateReport) -> anyhow::Result<()> {
+        warn_all(&r.warnings);
+        if self.json {
+            return emit_json(r);
+        }
+        let mut s = format!(
+            "{} {} ({}) in {} ms: {}{}.\n",
+            if r.rebuilt { "Built index of" } else { "Updated index of" },
+            plural(r.notes, "note", "notes"),
+            plural(r.chunks, "chunk", "chunks"),
+            r.elapsed_ms,
+            summary(&r.changes),
+            if r.warnings.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", plural(r.warnings.len(), "warning", "warnings"))
+            }
+        );
+        if !r.rebuilt {
+            list_changes(&mut s, &r.changes, 20);
+        }
+        emit(&s)
+    }
+
+    pub fn search(&self, query: &str, hits: &[Hit]) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(&serde_json::json!({ "query": query, "hits": hits }));
+        }
+        if hits.is_empty() {
+            eprintln!("no results for {query:?}");
+            return Ok(());
+        }
+        let mut s = String::new();
+        for (i, h) in hits.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "{:>2}. {}  {}",
+                i + 1,
+                self.bold(&h.title),
+                self.dim(&format!("{}:{}-{}  score {:.2}", h.path, h.line_start, h.line_end, h.score))
+            );
+            if !h.heading.is_empty() {
+                let _ = writeln!(s, "    § {}", h.heading);
+            }
+            let snippet = if self.color {
+                // `**word**` → bold; the markers alternate open/close.
+                let mut out = String::new();
+                for (k, part) in h.snippet.split("**").enumerate() {
+                    if k % 2 == 1 {
+                        out.push_str(&self.bold(part));
+                    } else {
+                        out.push_str(part);
+                    }
+                }
+                out
+            } else {
+                h.snippet.clone()
+            };
+            let _ = writeln!(s, "    {snippet}");
+        }
+        emit(&s)
+    }
+
+    pub fn get(&self, n: &NoteText) -> anyhow::Result<()> {
+        warn_all(&n.warnings);
+        if self.json {
+            return emit_json(n);
+        }
+        let mut s = n.text.clone();
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        emit(&s)
+    }
+
+    pub fn multi_get(&self, items: &[MultiGetItem]) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(items);
+        }
+        let mut s = String::new();
+        for item in items {
+            match item {
+                MultiGetItem::Ok(n) => {
+                    let _ = writeln!(s, "{}", self.bold(&format!("=== {} ===", n.path)));
+                    s.push_str(&n.text);
+                    if !n.text.ends_with('\n') {
+                        s.push('\n');
+                    }
+                    s.push('\n');
+                }
+                MultiGetItem::Skipped { path, reason } => {
+                    let _ = writeln!(s, "{}\n", self.dim(&format!("=== {path} (skipped: {reason}) ===")));
+                }
+            }
+        }
+        if items.is_empty() {
+            eprintln!("no notes matched");
+        }
+        emit(&s)
+    }
+
+    pub fn status(&self, st: &Status) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(st);
+        }
+        let mut s = String::new();
+        let _ = writeln!(s, "Vault:        {}", st.vault.display());
+        let _ = writeln!(s, "Index:        {} ({})", st.index_dir.display(), human_bytes(st.index_bytes));
+        if !st.indexed {
+            let _ = writeln!(s, "Notes:        not indexed yet: run `mindex update`");
+        } else {
+            let _ = writeln!(s, "Notes:        {} ({})", st.notes, plural(st.chunks, "chunk", "chunks"));
+        }
+        if let Some(u) = &st.last_update {
+            let _ = writeln!(
+                s,
+                "Last update:  {} ({}), took {} ms: {}{}",
+                utc(u.finished_unix_ms),
+                ago(u.finished_unix_ms),
+                u.elapsed_ms,
+                if u.rebuilt { "full build, " } else { "" },
+                summary(&u.changes)
+            );
+            if !u.rebuilt {
+                list_changes(&mut s, &u.changes, 10);
+            }
+        }
+        if st.pending.is_empty() {
+            let _ = writeln!(s, "Pending:      none, the index is up to date");
+        } else {
+            let _ = writeln!(s, "Pending:      {} (run `mindex update`)", summary(&st.pending));
+            list_changes(&mut s, &st.pending, 10);
+        }
+        if !st.warnings.is_empty() {
+            let _ = writeln!(s, "Warnings:     {}", st.warnings.len());
+            for w in st.warnings.iter().take(10) {
+                let _ = writeln!(s, "  ! {w}");
+            }
+            if st.warnings.len() > 10 {
+                let _ = writeln!(s, "  ! … and {} more (see --json)", st.warnings.len() - 10);
+            }
+        }
+        emit(&s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_formats_known_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_796_215_200_000), "2026-12-02 12:40:00 UTC");
+    }
+
+    #[test]
+    fn bytes_are_human() {
+        assert_eq!(human_bytes(10), "10 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+    }
+}

@@ -1,0 +1,172 @@
+//! The `mindex` binary, run as a real process.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn mindex(args: &[&str], cwd: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
+    cmd.args(args).env_remove("MINDEX_VAULT").env_remove("MINDEX_INDEX_DIR");
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    cmd.output().expect("run mindex")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = mindex(args, None);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&ok(args)).unwrap()
+}
+
+#[test]
+fn init_update_search_edit_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    let vs = v.to_str().unwrap();
+    ok(&["init", vs]);
+    let r = json(&["update", "--vault", vs, "--json"]);
+    assert_eq!(r["rebuilt"], true);
+    assert!(r["notes"].as_u64().unwrap() >= 10);
+
+    let s = json(&["search", "--vault", vs, "--json", "idempotency key"]);
+    let hits = s["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    for field in ["path", "title", "heading", "line_start", "line_end", "line", "score", "snippet"] {
+        assert!(hits[0].get(field).is_some(), "missing {field}: {}", hits[0]);
+    }
+    assert_eq!(hits[0]["path"], "brain/Patterns.md");
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("**"));
+    assert!(s["hits"].as_array().unwrap().len() <= 10);
+    let s = json(&["search", "--vault", vs, "--json", "--limit", "2", "the"]);
+    assert!(s["hits"].as_array().unwrap().len() <= 2);
+
+    // Edit one note: exactly one note changed.
+    let note = v.join("work/active/Checkout Latency.md");
+    let mut text = fs::read_to_string(&note).unwrap();
+    text.push_str("\nWe also saw hedgehog requests from a misconfigured client.\n");
+    fs::write(&note, text).unwrap();
+    let r = json(&["update", "--vault", vs, "--json"]);
+    assert_eq!(r["changes"]["modified"], serde_json::json!(["work/active/Checkout Latency.md"]));
+    assert_eq!(r["changes"]["added"].as_array().unwrap().len(), 0);
+    assert_eq!(r["changes"]["removed"].as_array().unwrap().len(), 0);
+    assert_eq!(r["changes"]["renamed"].as_array().unwrap().len(), 0);
+    let s = json(&["search", "--vault", vs, "--json", "hedgehog"]);
+    assert_eq!(s["hits"][0]["path"], "work/active/Checkout Latency.md");
+
+    // Human output names the change.
+    fs::write(v.join("brain/New Idea.md"), "# New Idea\nhedgehog again\n").unwrap();
+    let out = ok(&["update", "--vault", vs]);
+    assert!(out.contains("1 added"), "{out}");
+    assert!(out.contains("+ brain/New Idea.md"), "{out}");
+
+    let st = json(&["status", "--vault", vs, "--json"]);
+    assert_eq!(st["indexed"], true);
+    assert!(st["notes"].as_u64().unwrap() >= 11);
+    assert!(st["chunks"].as_u64().unwrap() >= st["notes"].as_u64().unwrap());
+    assert!(st["index_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(st["last_update"]["changes"]["added"], serde_json::json!(["brain/New Idea.md"]));
+    assert!(st.get("pending").is_some());
+    let human = ok(&["status", "--vault", vs]);
+    assert!(human.contains("Notes:") && human.contains("Last update:"), "{human}");
+}
+
+#[test]
+fn vault_is_found_from_env_and_from_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    ok(&["init", v.to_str().unwrap()]);
+    // Walking up from a subfolder to vault-manifest.json.
+    let out = mindex(&["update", "--json"], Some(&v.join("work/active")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // MINDEX_VAULT.
+    let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["search", "--json", "runbook"])
+        .env("MINDEX_VAULT", &v)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!s["hits"].as_array().unwrap().is_empty());
+    // No vault anywhere: a clear error.
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = mindex(&["status"], Some(nowhere.path()));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no vault found") && err.contains("--vault"), "{err}");
+}
+
+#[test]
+fn get_multi_get_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    let vs = v.to_str().unwrap();
+    ok(&["init", vs]);
+    let text = ok(&["get", "--vault", vs, "brain/Gotchas.md:7", "--lines", "1"]);
+    assert_eq!(text, "## Timezones in the billing export\n");
+    let n = json(&["get", "--vault", vs, "--json", "Gotchas"]);
+    assert_eq!(n["path"], "brain/Gotchas.md");
+    assert_eq!(n["frontmatter"]["tags"], serde_json::json!(["brain", "gotcha"]));
+
+    let out = mindex(&["get", "--vault", vs, "--json", "Gotchaz"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["error"]["code"], 11);
+    assert_eq!(e["error"]["suggestions"][0], "brain/Gotchas.md");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean: brain/Gotchas.md"));
+
+    let items = json(&["multi-get", "--vault", vs, "--json", "brain/*.md"]);
+    assert_eq!(items.as_array().unwrap().len(), 4);
+    assert!(items.as_array().unwrap().iter().all(|i| i["status"] == "ok"));
+    let human = ok(&["multi-get", "--vault", vs, "work/**/*.md"]);
+    assert!(human.contains("=== work/active/Payments Migration.md ==="), "{human}");
+
+    // Search before any update says what to do.
+    let out = mindex(&["search", "--vault", vs, "x"], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mindex update"));
+    // A missing vault folder is named.
+    let out = mindex(&["update", "--vault", "/no/such/vault"], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/vault"));
+    // init refuses a non-empty folder.
+    let out = mindex(&["init", vs], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+}
+
+#[test]
+fn bad_files_are_warned_about_on_stderr_and_the_update_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    fs::write(v.join("good.md"), "# Good\nfine words\n").unwrap();
+    fs::write(v.join("bin.md"), b"\0\0\0binary").unwrap();
+    fs::write(v.join("bad.md"), b"\xff\xfe not utf8").unwrap();
+    let out = mindex(&["update", "--vault", v.to_str().unwrap()], None);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: bin.md: looks binary"), "{err}");
+    assert!(err.contains("warning: bad.md: invalid UTF-8"), "{err}");
+    let s = json(&["search", "--vault", v.to_str().unwrap(), "--json", "fine"]);
+    assert_eq!(s["hits"][0]["path"], "good.md");
+}
+
+#[test]
+fn index_folder_can_live_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    let idx = dir.path().join("idx");
+    ok(&["init", v.to_str().unwrap()]);
+    ok(&["update", "--vault", v.to_str().unwrap(), "--index", idx.to_str().unwrap()]);
+    assert!(idx.join("state.json").exists());
+    assert!(!v.join(".mindex").exists());
+    let s = json(&["search", "--vault", v.to_str().unwrap(), "--index", idx.to_str().unwrap(), "--json", "runbook"]);
+    assert!(!s["hits"].as_array().unwrap().is_empty());
+}
