@@ -5,14 +5,21 @@ use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read vault-template").flatten().collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("read vault-template")
+        .flatten()
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let path = e.path();
         if path.is_dir() {
             collect(&path, root, out);
         } else {
-            let rel = path.strip_prefix(root).expect("inside template").to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .expect("inside template")
+                .to_string_lossy()
+                .replace('\\', "/");
             println!("cargo:rerun-if-changed={}", path.display());
             out.push((rel, path));
         }
@@ -26,9 +33,16 @@ fn main() {
     if root.is_dir() {
         collect(&root, &root, &mut files);
     }
-    let mut code = String::from("/// Every file of the vault template: (vault-relative path, contents).\npub static TEMPLATE_FILES: &[(&str, &[u8])] = &[\n");
+    let mut code = String::from(
+        "/// Every file of the vault template: (vault-relative path, contents).\npub static TEMPLATE_FILES: &[(&str, &[u8])] = &[\n",
+    );
     for (rel, path) in files {
-        writeln!(code, "    ({rel:?}, include_bytes!({:?})),", path.display().to_string()).expect("write to string");
+        writeln!(
+            code,
+            "    ({rel:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        )
+        .expect("write to string");
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("template.rs");

@@ -94,9 +94,11 @@ impl mindex::Progress for Bar {
         }
         let bar = ProgressBar::new(total);
         bar.set_style(
-            ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} notes  {per_sec}  ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{msg:>10} [{bar:40}] {pos}/{len} notes  {per_sec}  ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         bar.set_message(phase.to_string());
         *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
@@ -175,7 +177,9 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             let (path, line) = mindex::parse_get_spec(spec);
             let note = match vault.get(path, line, *lines) {
                 // A note literally named `x:12.md` still resolves.
-                Err(mindex::Error::NoteNotFound { .. }) if line.is_some() => vault.get(spec, None, *lines)?,
+                Err(mindex::Error::NoteNotFound { .. }) if line.is_some() => {
+                    vault.get(spec, None, *lines)?
+                }
                 r => r?,
             };
             out.get(&note)

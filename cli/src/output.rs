@@ -10,7 +10,10 @@ use serde::Serialize;
 /// Writes to stdout; a closed pipe (`mindex get x | head`) is not an error.
 fn emit(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
@@ -70,7 +73,11 @@ fn summary(c: &Changes) -> String {
             parts.push(format!("{n} {what}"));
         }
     }
-    if parts.is_empty() { "no changes".to_string() } else { parts.join(", ") }
+    if parts.is_empty() {
+        "no changes".to_string()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// Lists changed paths, at most `max` per kind.
@@ -86,7 +93,13 @@ fn list_changes(out: &mut String, c: &Changes, max: usize) {
     list("+", c.added.clone());
     list("~", c.modified.clone());
     list("-", c.removed.clone());
-    list(">", c.renamed.iter().map(|r| format!("{} -> {}", r.from, r.to)).collect());
+    list(
+        ">",
+        c.renamed
+            .iter()
+            .map(|r| format!("{} -> {}", r.from, r.to))
+            .collect(),
+    );
 }
 
 fn human_bytes(n: u64) -> String {
@@ -97,7 +110,11 @@ fn human_bytes(n: u64) -> String {
         v /= 1024.0;
         i += 1;
     }
-    if i == 0 { format!("{n} B") } else { format!("{v:.1} {}", units[i]) }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
 }
 
 /// `YYYY-MM-DD HH:MM:SS UTC` from milliseconds since the epoch.
@@ -124,7 +141,9 @@ fn utc(ms: u64) -> String {
 }
 
 fn ago(ms: u64) -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
     let s = now.saturating_sub(ms) / 1000;
     match s {
         0..60 => format!("{s} s ago"),
@@ -148,11 +167,19 @@ impl Out {
     }
 
     fn bold(&self, s: &str) -> String {
-        if self.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[1m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
 
     fn dim(&self, s: &str) -> String {
-        if self.color { format!("\x1b[2m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
 
     pub fn init(&self, r: &InitReport) -> anyhow::Result<()> {
@@ -165,7 +192,11 @@ impl Out {
             plural(r.created.len(), "file", "files"),
             r.kept.len()
         );
-        let _ = writeln!(s, "Next: mindex update --vault {0:?} && mindex search --vault {0:?} \"words\"", r.vault);
+        let _ = writeln!(
+            s,
+            "Next: mindex update --vault {0:?} && mindex search --vault {0:?} \"words\"",
+            r.vault
+        );
         emit(&s)
     }
 
@@ -176,7 +207,11 @@ impl Out {
         }
         let mut s = format!(
             "{} {} ({}) in {} ms: {}{}.\n",
-            if r.rebuilt { "Built index of" } else { "Updated index of" },
+            if r.rebuilt {
+                "Built index of"
+            } else {
+                "Updated index of"
+            },
             plural(r.notes, "note", "notes"),
             plural(r.chunks, "chunk", "chunks"),
             r.elapsed_ms,
@@ -208,7 +243,10 @@ impl Out {
                 "{:>2}. {}  {}",
                 i + 1,
                 self.bold(&h.title),
-                self.dim(&format!("{}:{}-{}  score {:.2}", h.path, h.line_start, h.line_end, h.score))
+                self.dim(&format!(
+                    "{}:{}-{}  score {:.2}",
+                    h.path, h.line_start, h.line_end, h.score
+                ))
             );
             if !h.heading.is_empty() {
                 let _ = writeln!(s, "    § {}", h.heading);
@@ -260,7 +298,11 @@ impl Out {
                     s.push('\n');
                 }
                 MultiGetItem::Skipped { path, reason } => {
-                    let _ = writeln!(s, "{}\n", self.dim(&format!("=== {path} (skipped: {reason}) ===")));
+                    let _ = writeln!(
+                        s,
+                        "{}\n",
+                        self.dim(&format!("=== {path} (skipped: {reason}) ==="))
+                    );
                 }
             }
         }
@@ -276,11 +318,21 @@ impl Out {
         }
         let mut s = String::new();
         let _ = writeln!(s, "Vault:        {}", st.vault.display());
-        let _ = writeln!(s, "Index:        {} ({})", st.index_dir.display(), human_bytes(st.index_bytes));
+        let _ = writeln!(
+            s,
+            "Index:        {} ({})",
+            st.index_dir.display(),
+            human_bytes(st.index_bytes)
+        );
         if !st.indexed {
             let _ = writeln!(s, "Notes:        not indexed yet: run `mindex update`");
         } else {
-            let _ = writeln!(s, "Notes:        {} ({})", st.notes, plural(st.chunks, "chunk", "chunks"));
+            let _ = writeln!(
+                s,
+                "Notes:        {} ({})",
+                st.notes,
+                plural(st.chunks, "chunk", "chunks")
+            );
         }
         if let Some(u) = &st.last_update {
             let _ = writeln!(
@@ -299,7 +351,11 @@ impl Out {
         if st.pending.is_empty() {
             let _ = writeln!(s, "Pending:      none, the index is up to date");
         } else {
-            let _ = writeln!(s, "Pending:      {} (run `mindex update`)", summary(&st.pending));
+            let _ = writeln!(
+                s,
+                "Pending:      {} (run `mindex update`)",
+                summary(&st.pending)
+            );
             list_changes(&mut s, &st.pending, 10);
         }
         if !st.warnings.is_empty() {

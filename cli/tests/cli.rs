@@ -8,7 +8,9 @@ use serde_json::Value;
 
 fn mindex(args: &[&str], cwd: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
-    cmd.args(args).env_remove("MINDEX_VAULT").env_remove("MINDEX_INDEX_DIR");
+    cmd.args(args)
+        .env_remove("MINDEX_VAULT")
+        .env_remove("MINDEX_INDEX_DIR");
     if let Some(d) = cwd {
         cmd.current_dir(d);
     }
@@ -17,7 +19,11 @@ fn mindex(args: &[&str], cwd: Option<&Path>) -> Output {
 
 fn ok(args: &[&str]) -> String {
     let out = mindex(args, None);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -38,7 +44,16 @@ fn init_update_search_edit_update() {
     let s = json(&["search", "--vault", vs, "--json", "idempotency key"]);
     let hits = s["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
-    for field in ["path", "title", "heading", "line_start", "line_end", "line", "score", "snippet"] {
+    for field in [
+        "path",
+        "title",
+        "heading",
+        "line_start",
+        "line_end",
+        "line",
+        "score",
+        "snippet",
+    ] {
         assert!(hits[0].get(field).is_some(), "missing {field}: {}", hits[0]);
     }
     assert_eq!(hits[0]["path"], "brain/Patterns.md");
@@ -53,7 +68,10 @@ fn init_update_search_edit_update() {
     text.push_str("\nWe also saw hedgehog requests from a misconfigured client.\n");
     fs::write(&note, text).unwrap();
     let r = json(&["update", "--vault", vs, "--json"]);
-    assert_eq!(r["changes"]["modified"], serde_json::json!(["work/active/Checkout Latency.md"]));
+    assert_eq!(
+        r["changes"]["modified"],
+        serde_json::json!(["work/active/Checkout Latency.md"])
+    );
     assert_eq!(r["changes"]["added"].as_array().unwrap().len(), 0);
     assert_eq!(r["changes"]["removed"].as_array().unwrap().len(), 0);
     assert_eq!(r["changes"]["renamed"].as_array().unwrap().len(), 0);
@@ -71,10 +89,16 @@ fn init_update_search_edit_update() {
     assert!(st["notes"].as_u64().unwrap() >= 11);
     assert!(st["chunks"].as_u64().unwrap() >= st["notes"].as_u64().unwrap());
     assert!(st["index_bytes"].as_u64().unwrap() > 0);
-    assert_eq!(st["last_update"]["changes"]["added"], serde_json::json!(["brain/New Idea.md"]));
+    assert_eq!(
+        st["last_update"]["changes"]["added"],
+        serde_json::json!(["brain/New Idea.md"])
+    );
     assert!(st.get("pending").is_some());
     let human = ok(&["status", "--vault", vs]);
-    assert!(human.contains("Notes:") && human.contains("Last update:"), "{human}");
+    assert!(
+        human.contains("Notes:") && human.contains("Last update:"),
+        "{human}"
+    );
 }
 
 #[test]
@@ -84,7 +108,11 @@ fn vault_is_found_from_env_and_from_cwd() {
     ok(&["init", v.to_str().unwrap()]);
     // Walking up from a subfolder to vault-manifest.json.
     let out = mindex(&["update", "--json"], Some(&v.join("work/active")));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // MINDEX_VAULT.
     let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
         .args(["search", "--json", "runbook"])
@@ -100,7 +128,10 @@ fn vault_is_found_from_env_and_from_cwd() {
     let out = mindex(&["status"], Some(nowhere.path()));
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no vault found") && err.contains("--vault"), "{err}");
+    assert!(
+        err.contains("no vault found") && err.contains("--vault"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -113,7 +144,10 @@ fn get_multi_get_and_errors() {
     assert_eq!(text, "## Timezones in the billing export\n");
     let n = json(&["get", "--vault", vs, "--json", "Gotchas"]);
     assert_eq!(n["path"], "brain/Gotchas.md");
-    assert_eq!(n["frontmatter"]["tags"], serde_json::json!(["brain", "gotcha"]));
+    assert_eq!(
+        n["frontmatter"]["tags"],
+        serde_json::json!(["brain", "gotcha"])
+    );
 
     let out = mindex(&["get", "--vault", vs, "--json", "Gotchaz"], None);
     assert_eq!(out.status.code(), Some(1));
@@ -124,9 +158,18 @@ fn get_multi_get_and_errors() {
 
     let items = json(&["multi-get", "--vault", vs, "--json", "brain/*.md"]);
     assert_eq!(items.as_array().unwrap().len(), 4);
-    assert!(items.as_array().unwrap().iter().all(|i| i["status"] == "ok"));
+    assert!(
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["status"] == "ok")
+    );
     let human = ok(&["multi-get", "--vault", vs, "work/**/*.md"]);
-    assert!(human.contains("=== work/active/Payments Migration.md ==="), "{human}");
+    assert!(
+        human.contains("=== work/active/Payments Migration.md ==="),
+        "{human}"
+    );
 
     // Search before any update says what to do.
     let out = mindex(&["search", "--vault", vs, "x"], None);
@@ -164,9 +207,23 @@ fn index_folder_can_live_elsewhere() {
     let v = dir.path().join("v");
     let idx = dir.path().join("idx");
     ok(&["init", v.to_str().unwrap()]);
-    ok(&["update", "--vault", v.to_str().unwrap(), "--index", idx.to_str().unwrap()]);
+    ok(&[
+        "update",
+        "--vault",
+        v.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+    ]);
     assert!(idx.join("state.json").exists());
     assert!(!v.join(".mindex").exists());
-    let s = json(&["search", "--vault", v.to_str().unwrap(), "--index", idx.to_str().unwrap(), "--json", "runbook"]);
+    let s = json(&[
+        "search",
+        "--vault",
+        v.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+        "--json",
+        "runbook",
+    ]);
     assert!(!s["hits"].as_array().unwrap().is_empty());
 }

@@ -28,13 +28,22 @@ pub struct InitReport {
 pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
     if dest.exists() {
         if !dest.is_dir() {
-            return Err(Error::invalid("dir", format!("{} exists and is not a folder", dest.display())));
+            return Err(Error::invalid(
+                "dir",
+                format!("{} exists and is not a folder", dest.display()),
+            ));
         }
-        let non_empty = fs::read_dir(dest).map_err(|e| Error::io(dest, e))?.next().is_some();
+        let non_empty = fs::read_dir(dest)
+            .map_err(|e| Error::io(dest, e))?
+            .next()
+            .is_some();
         if non_empty && !merge {
             return Err(Error::invalid(
                 "dir",
-                format!("{} is not empty; pass merge (CLI: --merge) to add only the missing template files", dest.display()),
+                format!(
+                    "{} is not empty; pass merge (CLI: --merge) to add only the missing template files",
+                    dest.display()
+                ),
             ));
         }
     }
@@ -48,12 +57,18 @@ pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(mut f) => {
                 f.write_all(bytes).map_err(|e| Error::io(&path, e))?;
                 report.created.push((*rel).to_string());
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => report.kept.push((*rel).to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                report.kept.push((*rel).to_string())
+            }
             Err(e) => return Err(Error::io(&path, e)),
         }
     }
@@ -66,8 +81,18 @@ mod tests {
 
     #[test]
     fn template_has_manifest_and_notes() {
-        assert!(TEMPLATE_FILES.iter().any(|(p, _)| *p == "vault-manifest.json"));
-        assert!(TEMPLATE_FILES.iter().filter(|(p, _)| p.ends_with(".md")).count() >= 5);
+        assert!(
+            TEMPLATE_FILES
+                .iter()
+                .any(|(p, _)| *p == "vault-manifest.json")
+        );
+        assert!(
+            TEMPLATE_FILES
+                .iter()
+                .filter(|(p, _)| p.ends_with(".md"))
+                .count()
+                >= 5
+        );
     }
 
     #[test]

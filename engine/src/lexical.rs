@@ -13,7 +13,8 @@ use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
 use tantivy::query::QueryParser;
 use tantivy::schema::{
-    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    Value,
 };
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
@@ -44,7 +45,9 @@ fn schema() -> (Schema, Fields) {
     let stemmed = TextFieldIndexing::default()
         .set_tokenizer("en_stem")
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    let text_stored = TextOptions::default().set_indexing_options(stemmed.clone()).set_stored();
+    let text_stored = TextOptions::default()
+        .set_indexing_options(stemmed.clone())
+        .set_stored();
     let text = TextOptions::default().set_indexing_options(stemmed);
     let plain = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
@@ -116,6 +119,8 @@ pub(crate) struct Lexical {
     index: Index,
     fields: Fields,
     reader: IndexReader,
+    /// Identity of `meta.json` when the reader was last (re)loaded.
+    loaded_meta: std::sync::Mutex<Option<MetaKey>>,
     /// Every word must match (in some field).
     parser_all: QueryParser,
     /// Any word may match.
@@ -124,7 +129,9 @@ pub(crate) struct Lexical {
 
 impl std::fmt::Debug for Lexical {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lexical").field("dir", &self.dir).finish_non_exhaustive()
+        f.debug_struct("Lexical")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -139,12 +146,17 @@ impl Lexical {
     /// Opens the index in `dir` (memory-mapped).
     pub fn open(dir: &Path) -> Result<Self> {
         if !dir.join("meta.json").exists() {
-            return Err(Error::IndexMissing { path: dir.to_path_buf() });
+            return Err(Error::IndexMissing {
+                path: dir.to_path_buf(),
+            });
         }
         let index = Index::open_in_dir(dir).map_err(|e| corrupt(dir, e))?;
         let (expected, fields) = schema();
         if index.schema() != expected {
-            return Err(corrupt(dir, "index schema differs from this version of mindex"));
+            return Err(corrupt(
+                dir,
+                "index schema differs from this version of mindex",
+            ));
         }
         Self::from_index(dir, index, fields)
     }
@@ -158,7 +170,12 @@ impl Lexical {
     }
 
     fn from_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        // Taken before the reader opens: a commit in between only causes one extra reload.
+        let key = meta_key(dir).ok();
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
         let mut parser_any = QueryParser::for_index(
             &index,
             vec![
@@ -182,6 +199,7 @@ impl Lexical {
             index,
             fields,
             reader,
+            loaded_meta: std::sync::Mutex::new(key),
             parser_all,
             parser_any,
         })
@@ -189,18 +207,34 @@ impl Lexical {
 
     /// Takes the writer lock; fails with [`Error::Busy`] when another process holds it.
     pub fn writer(&self) -> Result<LexicalWriter> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4);
         let writer = self
             .index
             .writer_with_num_threads(threads, 64_000_000 * threads)
             .map_err(|e| match e {
-                tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => Error::Busy { path: self.dir.clone() },
+                tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => Error::Busy {
+                    path: self.dir.clone(),
+                },
                 other => Error::from(other),
             })?;
         Ok(LexicalWriter {
             writer,
             fields: self.fields,
         })
+    }
+
+    /// Reloads the reader when a commit (from any process) changed `meta.json` since the last look.
+    /// Reloading reopens every segment, so it is skipped when nothing changed.
+    fn refresh(&self) -> Result<()> {
+        let key = meta_key(&self.dir)?;
+        let mut loaded = self.loaded_meta.lock().unwrap_or_else(|e| e.into_inner());
+        if *loaded != Some(key) {
+            self.reader.reload()?;
+            *loaded = Some(key);
+        }
+        Ok(())
     }
 
     /// Runs a BM25 query. Query syntax errors never fail: the query is parsed leniently.
@@ -211,7 +245,7 @@ impl Lexical {
         if opts.limit == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
-        self.reader.reload()?;
+        self.refresh()?;
         let searcher = self.reader.searcher();
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
@@ -244,7 +278,11 @@ impl Lexical {
             for (score, addr) in top {
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let path = text_of(&doc, self.fields.path);
-                let chunk = if opts.all_chunks { u64_of(&doc, self.fields.chunk) } else { 0 };
+                let chunk = if opts.all_chunks {
+                    u64_of(&doc, self.fields.chunk)
+                } else {
+                    0
+                };
                 if !seen.insert((path.clone(), chunk)) {
                     continue;
                 }
@@ -260,7 +298,13 @@ impl Lexical {
         }
     }
 
-    fn hit(&self, doc: &TantivyDocument, path: String, score: f32, snippets: &SnippetGenerator) -> Hit {
+    fn hit(
+        &self,
+        doc: &TantivyDocument,
+        path: String,
+        score: f32,
+        snippets: &SnippetGenerator,
+    ) -> Hit {
         let f = &self.fields;
         let snippet = snippets.snippet_from_doc(doc);
         let line_start = u64_of(doc, f.line_start);
@@ -269,7 +313,10 @@ impl Lexical {
         if let Some(first) = snippet.highlighted().first() {
             let body = text_of(doc, f.body);
             let at = (snippet.fragment_range().start + first.start).min(body.len());
-            line += body.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64;
+            line += body.as_bytes()[..at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
             // The trail of the merged section the match is in.
             for entry in text_of(doc, f.sections).lines() {
                 if let Some((l, trail)) = entry.split_once('\t')
@@ -314,12 +361,31 @@ impl Lexical {
     }
 }
 
+/// `meta.json` is replaced by rename on every commit: (mtime, length, inode) identifies a version.
+type MetaKey = (std::time::SystemTime, u64, u64);
+
+fn meta_key(dir: &Path) -> Result<MetaKey> {
+    let path = dir.join("meta.json");
+    let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+    let modified = meta.modified().map_err(|e| Error::io(&path, e))?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Ok((modified, meta.len(), ino))
+}
+
 fn text_of(doc: &TantivyDocument, field: Field) -> String {
-    doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+    doc.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn u64_of(doc: &TantivyDocument, field: Field) -> u64 {
-    doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or_default()
+    doc.get_first(field)
+        .and_then(|v| v.as_u64())
+        .unwrap_or_default()
 }
 
 /// `line\ttrail` per merged section; empty for the usual one-section chunk.
@@ -327,7 +393,11 @@ fn sections_field(c: &Chunk) -> String {
     if c.sections.len() < 2 {
         return String::new();
     }
-    c.sections.iter().map(|(l, t)| format!("{l}\t{t}")).collect::<Vec<_>>().join("\n")
+    c.sections
+        .iter()
+        .map(|(l, t)| format!("{l}\t{t}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Holds the index writer lock while an update is applied.
@@ -339,7 +409,8 @@ pub(crate) struct LexicalWriter {
 impl LexicalWriter {
     /// Removes every chunk of a note.
     pub fn delete_note(&self, path: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.path, path));
     }
 
     /// Removes every document.
@@ -353,7 +424,10 @@ impl LexicalWriter {
         let f = &self.fields;
         let aliases = note.aliases.join("\n");
         let tags = note.tags.join(" ");
-        let path_text = note.path.trim_end_matches(".md").replace(['/', '-', '_'], " ");
+        let path_text = note
+            .path
+            .trim_end_matches(".md")
+            .replace(['/', '-', '_'], " ");
         for c in chunks {
             self.writer.add_document(doc!(
                 f.path => note.path.as_str(),

@@ -45,8 +45,8 @@ pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use state::LastUpdate;
 pub use vault::{
-    DEFAULT_MAX_NOTE_BYTES, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText, Progress, Status, Vault,
-    VaultOptions, find_vault_root, parse_get_spec,
+    DEFAULT_MAX_NOTE_BYTES, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText,
+    Progress, Status, Vault, VaultOptions, find_vault_root, parse_get_spec,
 };
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
 

@@ -68,14 +68,17 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
-static HEADING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$").expect("static regex"));
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$").expect("static regex")
+});
 static WIKILINK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]").expect("static regex")
+    Regex::new(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+        .expect("static regex")
 });
 static INLINE_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:^|[\s(,;])#([\p{L}\p{N}_/\-]+)").expect("static regex"));
-static INLINE_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`[^`\n]*`").expect("static regex"));
+static INLINE_CODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`[^`\n]*`").expect("static regex"));
 
 /// Splits a note into its frontmatter block and body.
 ///
@@ -107,7 +110,10 @@ fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize, Option<String>) 
         None,
         text,
         1,
-        Some("frontmatter opens on line 1 but never closes; the whole file is indexed as body".to_string()),
+        Some(
+            "frontmatter opens on line 1 but never closes; the whole file is indexed as body"
+                .to_string(),
+        ),
     )
 }
 
@@ -167,7 +173,11 @@ fn string_list(value: Option<&serde_json::Value>, split_spaces: bool) -> Vec<Str
 }
 
 fn push_tag(tags: &mut Vec<String>, raw: &str) {
-    let t = raw.trim().trim_start_matches('#').trim_end_matches('/').to_lowercase();
+    let t = raw
+        .trim()
+        .trim_start_matches('#')
+        .trim_end_matches('/')
+        .to_lowercase();
     if t.is_empty() || t.chars().all(|c| c.is_ascii_digit()) {
         return;
     }
@@ -195,7 +205,11 @@ fn fence_marker(line: &str) -> Option<&str> {
 }
 
 /// Calls `f(line_no, line, in_code)` for every body line; `line_no` is the 1-based file line.
-pub(crate) fn for_each_line<'a>(body: &'a str, first_line: usize, mut f: impl FnMut(usize, &'a str, bool)) {
+pub(crate) fn for_each_line<'a>(
+    body: &'a str,
+    first_line: usize,
+    mut f: impl FnMut(usize, &'a str, bool),
+) {
     let mut fence: Option<&str> = None;
     for (i, line) in body.lines().enumerate() {
         let line_no = first_line + i;
@@ -241,10 +255,18 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
     };
 
     let mut tags = Vec::new();
-    for t in string_list(frontmatter.get("tags").or_else(|| frontmatter.get("tag")), true) {
+    for t in string_list(
+        frontmatter.get("tags").or_else(|| frontmatter.get("tag")),
+        true,
+    ) {
         push_tag(&mut tags, &t);
     }
-    let aliases = string_list(frontmatter.get("aliases").or_else(|| frontmatter.get("alias")), false);
+    let aliases = string_list(
+        frontmatter
+            .get("aliases")
+            .or_else(|| frontmatter.get("alias")),
+        false,
+    );
 
     let mut headings = Vec::new();
     let mut links = Vec::new();
@@ -262,14 +284,20 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         let without_code = INLINE_CODE.replace_all(line, " ");
         for caps in WIKILINK.captures_iter(&without_code) {
             let target = caps.get(2).map_or("", |m| m.as_str()).trim().to_string();
-            let heading = caps.get(3).map(|m| m.as_str().trim().to_string()).filter(|s| !s.is_empty());
+            let heading = caps
+                .get(3)
+                .map(|m| m.as_str().trim().to_string())
+                .filter(|s| !s.is_empty());
             if target.is_empty() && heading.is_none() {
                 continue;
             }
             links.push(Link {
                 target,
                 heading,
-                alias: caps.get(4).map(|m| m.as_str().trim().to_string()).filter(|s| !s.is_empty()),
+                alias: caps
+                    .get(4)
+                    .map(|m| m.as_str().trim().to_string())
+                    .filter(|s| !s.is_empty()),
                 embed: caps.get(1).is_some_and(|m| !m.as_str().is_empty()),
                 line: line_no,
             });
@@ -288,7 +316,12 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
-        .or_else(|| headings.iter().find(|h| h.level == 1).map(|h| h.text.clone()))
+        .or_else(|| {
+            headings
+                .iter()
+                .find(|h| h.level == 1)
+                .map(|h| h.text.clone())
+        })
         .unwrap_or_else(|| file_stem(path).to_string());
 
     Parsed {
@@ -321,7 +354,14 @@ mod tests {
         assert_eq!(n.aliases, vec!["Alt One", "Alt Two"]);
         assert_eq!(n.tags, vec!["brain", "work/active", "inline-tag"]);
         assert_eq!(n.body_start_line, 6);
-        assert_eq!(n.headings, vec![Heading { level: 1, text: "Heading One".into(), line: 6 }]);
+        assert_eq!(
+            n.headings,
+            vec![Heading {
+                level: 1,
+                text: "Heading One".into(),
+                line: 6
+            }]
+        );
         assert_eq!(
             n.links,
             vec![Link {
@@ -336,15 +376,28 @@ mod tests {
 
     #[test]
     fn title_falls_back_to_h1_then_stem() {
-        assert_eq!(parse_note("a/B.md", "intro\n# The H1\n## Sub\n").note.title, "The H1");
-        assert_eq!(parse_note("a/Stem Name.md", "## only h2\ntext").note.title, "Stem Name");
+        assert_eq!(
+            parse_note("a/B.md", "intro\n# The H1\n## Sub\n").note.title,
+            "The H1"
+        );
+        assert_eq!(
+            parse_note("a/Stem Name.md", "## only h2\ntext").note.title,
+            "Stem Name"
+        );
     }
 
     #[test]
     fn wikilink_forms() {
-        let n = parse_note("x.md", "[[Note]] [[Note#Heading]] [[Note|alias]] ![[embed.png]] [[#Local]]").note;
-        let got: Vec<(String, Option<String>, Option<String>, bool)> =
-            n.links.into_iter().map(|l| (l.target, l.heading, l.alias, l.embed)).collect();
+        let n = parse_note(
+            "x.md",
+            "[[Note]] [[Note#Heading]] [[Note|alias]] ![[embed.png]] [[#Local]]",
+        )
+        .note;
+        let got: Vec<(String, Option<String>, Option<String>, bool)> = n
+            .links
+            .into_iter()
+            .map(|l| (l.target, l.heading, l.alias, l.embed))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -380,7 +433,11 @@ mod tests {
     fn malformed_frontmatter_is_ignored_with_warning() {
         let p = parse_note("x.md", "---\ntitle: [unclosed\n---\nbody line\n");
         assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].contains("malformed frontmatter"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains("malformed frontmatter"),
+            "{:?}",
+            p.warnings
+        );
         assert_eq!(p.note.body, "body line\n");
         assert_eq!(p.note.body_start_line, 4);
         assert_eq!(p.note.title, "x");

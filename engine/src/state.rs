@@ -84,10 +84,12 @@ impl IndexState {
     /// Loads the state; `Ok(None)` when there is none yet.
     pub fn load(path: &Path) -> Result<Option<Self>> {
         match fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| Error::Corrupt {
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            }),
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| Error::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: e.to_string(),
+                }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(path, e)),
         }
@@ -108,7 +110,9 @@ pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> 
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io(tmp.path(), e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();

@@ -145,7 +145,10 @@ fn now_ns() -> i64 {
 /// Finds the vault containing `start`: the nearest ancestor (or `start` itself) holding a
 /// `vault-manifest.json`.
 pub fn find_vault_root(start: &Path) -> Option<PathBuf> {
-    start.ancestors().find(|d| d.join(MANIFEST_FILE).is_file()).map(Path::to_path_buf)
+    start
+        .ancestors()
+        .find(|d| d.join(MANIFEST_FILE).is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Splits `path:LINE` into the path and the line; a path without a numeric suffix has no line.
@@ -188,16 +191,27 @@ fn read_note_file(rel: &str, abs: &Path, max_bytes: u64) -> std::result::Result<
     };
     let bytes = match fs::read(abs) {
         Ok(b) => b,
-        Err(e) => return Err(warn(WarningKind::Unreadable, format!("cannot read: {e}; skipped"))),
+        Err(e) => {
+            return Err(warn(
+                WarningKind::Unreadable,
+                format!("cannot read: {e}; skipped"),
+            ));
+        }
     };
     if bytes.len() as u64 > max_bytes {
         return Err(warn(
             WarningKind::TooLarge,
-            format!("{} bytes is over the {max_bytes}-byte note limit; skipped", bytes.len()),
+            format!(
+                "{} bytes is over the {max_bytes}-byte note limit; skipped",
+                bytes.len()
+            ),
         ));
     }
     if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(warn(WarningKind::Binary, "looks binary (contains NUL bytes); skipped".into()));
+        return Err(warn(
+            WarningKind::Binary,
+            "looks binary (contains NUL bytes); skipped".into(),
+        ));
     }
     let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
     let (text, warning) = match String::from_utf8(bytes) {
@@ -209,20 +223,34 @@ fn read_note_file(rel: &str, abs: &Path, max_bytes: u64) -> std::result::Result<
                 String::from_utf8_lossy(e.as_bytes()).into_owned(),
                 Some(warn(
                     WarningKind::InvalidUtf8,
-                    format!("invalid UTF-8 at byte {at} (line {line}); indexed with replacement characters"),
+                    format!(
+                        "invalid UTF-8 at byte {at} (line {line}); indexed with replacement characters"
+                    ),
                 )),
             )
         }
     };
-    Ok(Decoded { text, hash, warning })
+    Ok(Decoded {
+        text,
+        hash,
+        warning,
+    })
 }
 
-fn load_file(f: &NoteFile, old_hash: Option<&str>, max_bytes: u64, chunking: &ChunkOptions) -> Loaded {
+fn load_file(
+    f: &NoteFile,
+    old_hash: Option<&str>,
+    max_bytes: u64,
+    chunking: &ChunkOptions,
+) -> Loaded {
     if f.size > max_bytes {
         return Loaded::Skipped(Warning {
             path: f.rel.clone(),
             kind: WarningKind::TooLarge,
-            message: format!("{} bytes is over the {max_bytes}-byte note limit; skipped", f.size),
+            message: format!(
+                "{} bytes is over the {max_bytes}-byte note limit; skipped",
+                f.size
+            ),
         });
     }
     let decoded = match read_note_file(&f.rel, &f.abs, max_bytes) {
@@ -268,7 +296,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -308,7 +338,9 @@ impl Vault {
         }
         let index_dir = match &options.index_dir {
             Some(d) if d.is_absolute() => d.clone(),
-            Some(d) => std::env::current_dir().map_err(|e| Error::io(d, e))?.join(d),
+            Some(d) => std::env::current_dir()
+                .map_err(|e| Error::io(d, e))?
+                .join(d),
             None => root.join(INDEX_DIR_NAME),
         };
         Ok(Vault {
@@ -400,7 +432,8 @@ impl Vault {
             Err(e) => return Err(e),
         };
         let rebuilt = old.is_none();
-        let old = old.unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
+        let old = old
+            .unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
         let scanned_at_ns = now_ns();
         let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
         warnings.extend(walk_warnings);
@@ -489,11 +522,19 @@ impl Vault {
                 }
             }
         }
-        changes.removed = old.notes.keys().filter(|p| !next.notes.contains_key(*p)).cloned().collect();
+        changes.removed = old
+            .notes
+            .keys()
+            .filter(|p| !next.notes.contains_key(*p))
+            .cloned()
+            .collect();
         // A removed note whose exact content reappears under a new path was renamed.
         let mut by_hash: HashMap<&str, Vec<&String>> = HashMap::new();
         for p in &changes.removed {
-            by_hash.entry(old.notes[p].hash.as_str()).or_default().push(p);
+            by_hash
+                .entry(old.notes[p].hash.as_str())
+                .or_default()
+                .push(p);
         }
         let mut renamed_from = HashSet::new();
         let mut renamed_to = HashSet::new();
@@ -528,7 +569,8 @@ impl Vault {
         for (note, chunks) in &fresh {
             writer.add_note(note, chunks)?;
         }
-        let touched_index = rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
+        let touched_index =
+            rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
         if touched_index {
             writer.commit()?;
         } else {
@@ -573,7 +615,8 @@ impl Vault {
         }
         let abs = self.root.join(rel);
         let canon = fs::canonicalize(&abs).ok()?;
-        if !canon.starts_with(&self.root) || canon.starts_with(&self.index_dir) || !canon.is_file() {
+        if !canon.starts_with(&self.root) || canon.starts_with(&self.index_dir) || !canon.is_file()
+        {
             return None;
         }
         Some(abs)
@@ -589,7 +632,9 @@ impl Vault {
         if spec.starts_with('/') || spec.split('/').any(|s| s == "..") {
             return Err(Error::invalid(
                 "path",
-                format!("{spec:?} must be a path inside the vault, relative to its root, without `..`"),
+                format!(
+                    "{spec:?} must be a path inside the vault, relative to its root, without `..`"
+                ),
             ));
         }
         let mut warnings = Vec::new();
@@ -623,7 +668,10 @@ impl Vault {
                     "path",
                     format!(
                         "{spec:?} is ambiguous: {}",
-                        many.iter().map(|f| f.rel.as_str()).collect::<Vec<_>>().join(", ")
+                        many.iter()
+                            .map(|f| f.rel.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ));
             }
@@ -645,7 +693,11 @@ impl Vault {
             })
             .collect();
         scored.sort();
-        let suggestions: Vec<String> = scored.into_iter().take(5).map(|(_, p)| p.to_string()).collect();
+        let suggestions: Vec<String> = scored
+            .into_iter()
+            .take(5)
+            .map(|(_, p)| p.to_string())
+            .collect();
         Err(Error::NoteNotFound {
             path: spec.to_string(),
             suggestions,
@@ -653,13 +705,19 @@ impl Vault {
     }
 
     /// Reads a note from disk: all of it, or `max_lines` lines from `from_line` (1-based).
-    pub fn get(&self, spec: &str, from_line: Option<usize>, max_lines: Option<usize>) -> Result<NoteText> {
+    pub fn get(
+        &self,
+        spec: &str,
+        from_line: Option<usize>,
+        max_lines: Option<usize>,
+    ) -> Result<NoteText> {
         let rel = self.resolve(spec)?;
         let abs = self.root.join(&rel);
-        let decoded = read_note_file(&rel, &abs, self.options.max_note_bytes).map_err(|w| match w.kind {
-            WarningKind::Unreadable => Error::io(&abs, std::io::Error::other(w.message)),
-            _ => Error::invalid("path", w.to_string()),
-        })?;
+        let decoded =
+            read_note_file(&rel, &abs, self.options.max_note_bytes).map_err(|w| match w.kind {
+                WarningKind::Unreadable => Error::io(&abs, std::io::Error::other(w.message)),
+                _ => Error::invalid("path", w.to_string()),
+            })?;
         let parsed = parse_note(&rel, &decoded.text);
         let mut warnings: Vec<Warning> = decoded.warning.into_iter().collect();
         warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
@@ -719,7 +777,9 @@ impl Vault {
         let limit = max_bytes.unwrap_or(u64::MAX);
         let mut out = Vec::with_capacity(paths.len());
         for p in paths {
-            let size = fs::metadata(self.root.join(&p)).map(|m| m.len()).unwrap_or(0);
+            let size = fs::metadata(self.root.join(&p))
+                .map(|m| m.len())
+                .unwrap_or(0);
             if size > limit {
                 out.push(MultiGetItem::Skipped {
                     path: p,
@@ -750,7 +810,9 @@ impl Vault {
         let mut pending = Changes::default();
         let mut warnings = walk_warnings;
         let empty = BTreeMap::new();
-        let (notes, skipped) = state.as_ref().map_or((&empty, None), |s| (&s.notes, Some(&s.skipped)));
+        let (notes, skipped) = state
+            .as_ref()
+            .map_or((&empty, None), |s| (&s.notes, Some(&s.skipped)));
         let mut on_disk = HashSet::new();
         for f in &files {
             on_disk.insert(f.rel.as_str());
@@ -761,7 +823,11 @@ impl Vault {
                 None => pending.added.push(f.rel.clone()),
             }
         }
-        pending.removed = notes.keys().filter(|p| !on_disk.contains(p.as_str())).cloned().collect();
+        pending.removed = notes
+            .keys()
+            .filter(|p| !on_disk.contains(p.as_str()))
+            .cloned()
+            .collect();
         if let Some(s) = &state {
             warnings.extend(s.notes.values().flat_map(|n| n.warnings.iter().cloned()));
             warnings.extend(s.skipped.values().map(|k| k.warning.clone()));
@@ -773,7 +839,11 @@ impl Vault {
             indexed,
             notes: notes.len(),
             chunks: notes.values().map(|n| n.chunks as usize).sum(),
-            index_bytes: if self.index_dir.exists() { dir_size(&self.index_dir) } else { 0 },
+            index_bytes: if self.index_dir.exists() {
+                dir_size(&self.index_dir)
+            } else {
+                0
+            },
             last_update: state.and_then(|s| s.last_update),
             pending,
             warnings,
@@ -806,8 +876,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(MANIFEST_FILE), "{}").unwrap();
         fs::create_dir_all(dir.path().join("a/b")).unwrap();
-        assert_eq!(find_vault_root(&dir.path().join("a/b")).unwrap(), dir.path());
+        assert_eq!(
+            find_vault_root(&dir.path().join("a/b")).unwrap(),
+            dir.path()
+        );
         let other = tempfile::tempdir().unwrap();
-        assert!(find_vault_root(other.path()).is_none() || find_vault_root(other.path()) != Some(other.path().into()));
+        assert!(
+            find_vault_root(other.path()).is_none()
+                || find_vault_root(other.path()) != Some(other.path().into())
+        );
     }
 }

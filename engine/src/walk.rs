@@ -42,14 +42,18 @@ impl IgnoreFilters {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Self::default(),
             Err(e) => {
-                warnings.push(config_warning(format!("cannot read: {e}; no ignore filters applied")));
+                warnings.push(config_warning(format!(
+                    "cannot read: {e}; no ignore filters applied"
+                )));
                 return Self::default();
             }
         };
         let value: serde_json::Value = match serde_json::from_str(&text) {
             Ok(v) => v,
             Err(e) => {
-                warnings.push(config_warning(format!("invalid JSON: {e}; no ignore filters applied")));
+                warnings.push(config_warning(format!(
+                    "invalid JSON: {e}; no ignore filters applied"
+                )));
                 return Self::default();
             }
         };
@@ -72,7 +76,9 @@ impl IgnoreFilters {
             if p.len() > 2 && p.starts_with('/') && p.ends_with('/') {
                 match Regex::new(&p[1..p.len() - 1]) {
                     Ok(r) => out.regexes.push(r),
-                    Err(e) => warnings.push(config_warning(format!("ignore filter {p:?} is not a valid regex: {e}"))),
+                    Err(e) => warnings.push(config_warning(format!(
+                        "ignore filter {p:?} is not a valid regex: {e}"
+                    ))),
                 }
             } else {
                 let p = p.trim_start_matches("./").trim_matches('/');
@@ -88,7 +94,8 @@ impl IgnoreFilters {
     pub fn is_ignored(&self, rel: &str) -> bool {
         let lower = rel.to_lowercase();
         self.prefixes.iter().any(|p| {
-            lower == *p || (lower.starts_with(p.as_str()) && lower.as_bytes().get(p.len()) == Some(&b'/'))
+            lower == *p
+                || (lower.starts_with(p.as_str()) && lower.as_bytes().get(p.len()) == Some(&b'/'))
         }) || self.regexes.iter().any(|r| r.is_match(rel))
     }
 }
@@ -102,7 +109,11 @@ fn config_warning(message: String) -> Warning {
 }
 
 fn join_rel(parent: &str, name: &str) -> String {
-    if parent.is_empty() { name.to_string() } else { format!("{parent}/{name}") }
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}/{name}")
+    }
 }
 
 fn is_markdown(name: &str) -> bool {
@@ -119,7 +130,10 @@ fn mtime_ns(meta: &fs::Metadata) -> i64 {
 /// Walks `root` and returns every note file, sorted by path, plus the warnings found.
 ///
 /// `skip_dir` is a folder never walked into (the index folder), compared after canonicalising.
-pub fn walk_vault(root: &Path, skip_dir: Option<&Path>) -> crate::Result<(Vec<NoteFile>, Vec<Warning>)> {
+pub fn walk_vault(
+    root: &Path,
+    skip_dir: Option<&Path>,
+) -> crate::Result<(Vec<NoteFile>, Vec<Warning>)> {
     let root_canon = fs::canonicalize(root).map_err(|e| crate::Error::VaultNotFound {
         path: root.to_path_buf(),
         detail: e.to_string(),
@@ -137,14 +151,19 @@ pub fn walk_vault(root: &Path, skip_dir: Option<&Path>) -> crate::Result<(Vec<No
     let mut visited: HashSet<PathBuf> = HashSet::new();
     visited.insert(root_canon.clone());
     // (vault-relative folder, its real path, the path to read it through)
-    let mut stack: Vec<(String, PathBuf, PathBuf)> = vec![(String::new(), root_canon.clone(), root.to_path_buf())];
+    let mut stack: Vec<(String, PathBuf, PathBuf)> =
+        vec![(String::new(), root_canon.clone(), root.to_path_buf())];
 
     while let Some((rel_dir, canon_dir, dir)) = stack.pop() {
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
                 warnings.push(Warning {
-                    path: if rel_dir.is_empty() { ".".into() } else { rel_dir.clone() },
+                    path: if rel_dir.is_empty() {
+                        ".".into()
+                    } else {
+                        rel_dir.clone()
+                    },
                     kind: WarningKind::Unreadable,
                     message: format!("cannot list folder: {e}"),
                 });
@@ -211,7 +230,10 @@ pub fn walk_vault(root: &Path, skip_dir: Option<&Path>) -> crate::Result<(Vec<No
                         warnings.push(Warning {
                             path: rel,
                             kind: WarningKind::SymlinkOutside,
-                            message: format!("symlink points outside the vault ({}); not followed", target.display()),
+                            message: format!(
+                                "symlink points outside the vault ({}); not followed",
+                                target.display()
+                            ),
                         });
                     }
                     continue;
@@ -248,7 +270,10 @@ pub fn walk_vault(root: &Path, skip_dir: Option<&Path>) -> crate::Result<(Vec<No
                     warnings.push(Warning {
                         path: rel,
                         kind: WarningKind::SymlinkLoop,
-                        message: format!("symlink loop: {} is already walked; skipped", canon.display()),
+                        message: format!(
+                            "symlink loop: {} is already walked; skipped",
+                            canon.display()
+                        ),
                     });
                     continue;
                 }
@@ -308,8 +333,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();
         fs::create_dir_all(r.join(".obsidian")).unwrap();
-        fs::write(r.join(".obsidian/app.json"), r#"{"userIgnoreFilters":["templates/","Archive","/secret-\\d+/"]}"#).unwrap();
-        for p in ["templates/T.md", "Archive/old.md", "Archived/keep.md", "x/secret-12.md", "x/ok.md"] {
+        fs::write(
+            r.join(".obsidian/app.json"),
+            r#"{"userIgnoreFilters":["templates/","Archive","/secret-\\d+/"]}"#,
+        )
+        .unwrap();
+        for p in [
+            "templates/T.md",
+            "Archive/old.md",
+            "Archived/keep.md",
+            "x/secret-12.md",
+            "x/ok.md",
+        ] {
             let full = r.join(p);
             fs::create_dir_all(full.parent().unwrap()).unwrap();
             fs::write(full, "x").unwrap();
@@ -352,11 +387,24 @@ mod tests {
         let got = names(&files);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0] == "real/n.md" || got[0] == "linked/n.md");
-        let kinds: Vec<(String, WarningKind)> = warnings.iter().map(|w| (w.path.clone(), w.kind)).collect();
-        assert!(kinds.contains(&("out".into(), WarningKind::SymlinkOutside)), "{kinds:?}");
-        assert!(kinds.contains(&("secret.md".into(), WarningKind::SymlinkOutside)), "{kinds:?}");
-        assert!(kinds.contains(&("broken.md".into(), WarningKind::SymlinkOutside)), "{kinds:?}");
-        assert!(kinds.iter().any(|(_, k)| *k == WarningKind::SymlinkLoop), "{kinds:?}");
+        let kinds: Vec<(String, WarningKind)> =
+            warnings.iter().map(|w| (w.path.clone(), w.kind)).collect();
+        assert!(
+            kinds.contains(&("out".into(), WarningKind::SymlinkOutside)),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("secret.md".into(), WarningKind::SymlinkOutside)),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&("broken.md".into(), WarningKind::SymlinkOutside)),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.iter().any(|(_, k)| *k == WarningKind::SymlinkLoop),
+            "{kinds:?}"
+        );
     }
 
     #[cfg(unix)]

@@ -13,7 +13,11 @@ fn write(root: &Path, rel: &str, text: &str) {
 }
 
 fn search(v: &Vault, q: &str) -> Vec<String> {
-    v.search(q, &SearchOptions::default()).unwrap().into_iter().map(|h| h.path).collect()
+    v.search(q, &SearchOptions::default())
+        .unwrap()
+        .into_iter()
+        .map(|h| h.path)
+        .collect()
 }
 
 /// Every file under `root` except the index folder, with its bytes and mtime.
@@ -30,7 +34,10 @@ fn snapshot(root: &Path) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
             if m.is_dir() {
                 stack.push(p);
             } else if m.is_file() {
-                out.insert(p.display().to_string(), (fs::read(&p).unwrap(), m.modified().unwrap()));
+                out.insert(
+                    p.display().to_string(),
+                    (fs::read(&p).unwrap(), m.modified().unwrap()),
+                );
             }
         }
     }
@@ -50,10 +57,16 @@ fn sample_vault_update_and_search() {
     // templates/ is excluded by the template's .obsidian/app.json.
     assert!(!r.changes.added.iter().any(|p| p.starts_with("templates/")));
 
-    let hits = v.search("connection pool exhausted", &SearchOptions::default()).unwrap();
+    let hits = v
+        .search("connection pool exhausted", &SearchOptions::default())
+        .unwrap();
     assert!(!hits.is_empty());
     let top = &hits[0];
-    assert!(top.path.contains("Checkout outage") || top.path.contains("Gotchas"), "{}", top.path);
+    assert!(
+        top.path.contains("Checkout outage") || top.path.contains("Gotchas"),
+        "{}",
+        top.path
+    );
     assert!(top.snippet.contains("**"), "{}", top.snippet);
     assert!(top.line_start >= 1 && top.line_end >= top.line_start);
     assert!(top.score > 0.0);
@@ -65,19 +78,32 @@ fn sample_vault_update_and_search() {
     // Title boost: the note titled "Alice Chen" ranks first for her name.
     assert_eq!(search(&v, "alice chen")[0], "org/people/Alice Chen.md");
     // Aliases are searchable.
-    assert_eq!(search(&v, "ledger migration")[0], "work/active/Payments Migration.md");
+    assert_eq!(
+        search(&v, "ledger migration")[0],
+        "work/active/Payments Migration.md"
+    );
     // Heading trail is reported.
-    let h = v.search("reversible rollout", &SearchOptions::default()).unwrap();
+    let h = v
+        .search("reversible rollout", &SearchOptions::default())
+        .unwrap();
     assert_eq!(h[0].path, "brain/Patterns.md");
     assert_eq!(h[0].heading, "Patterns > Reversible rollout");
     // In a chunk of merged small sections, the heading and line are those of the match.
-    let h = v.search("circuit breaker retry storm", &SearchOptions::default()).unwrap();
+    let h = v
+        .search("circuit breaker retry storm", &SearchOptions::default())
+        .unwrap();
     let g = h.iter().find(|h| h.path == "brain/Gotchas.md").unwrap();
     assert_eq!(g.heading, "Gotchas > Connection pool exhaustion");
     let text = v.get(&g.path, Some(g.line as usize), Some(1)).unwrap().text;
-    assert!(text.to_lowercase().contains("retry storm") || text.to_lowercase().contains("circuit"), "{text}");
+    assert!(
+        text.to_lowercase().contains("retry storm") || text.to_lowercase().contains("circuit"),
+        "{text}"
+    );
     // Query syntax errors never fail.
-    assert!(v.search("\"unbalanced AND (", &SearchOptions::default()).is_ok());
+    assert!(
+        v.search("\"unbalanced AND (", &SearchOptions::default())
+            .is_ok()
+    );
     assert!(v.search("", &SearchOptions::default()).unwrap().is_empty());
 }
 
@@ -164,10 +190,22 @@ fn bad_input_warns_names_the_file_and_never_stops_the_update() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "good.md", "# Good\nplain searchable zebra\n");
-    fs::write(root.join("latin1.md"), b"# Caf\xe9\nzebra in latin-1 \xff\n").unwrap();
+    fs::write(
+        root.join("latin1.md"),
+        b"# Caf\xe9\nzebra in latin-1 \xff\n",
+    )
+    .unwrap();
     fs::write(root.join("binary.md"), b"\x89PNG\r\n\x1a\n\0\0\0IHDR zebra").unwrap();
-    write(root, "badyaml.md", "---\ntitle: [oops\n---\nzebra with bad yaml\n");
-    write(root, "open.md", "---\ntitle: never closed\nzebra open frontmatter\n");
+    write(
+        root,
+        "badyaml.md",
+        "---\ntitle: [oops\n---\nzebra with bad yaml\n",
+    );
+    write(
+        root,
+        "open.md",
+        "---\ntitle: never closed\nzebra open frontmatter\n",
+    );
     write(root, "big.md", &"zebra ".repeat(400));
     #[cfg(unix)]
     {
@@ -181,8 +219,16 @@ fn bad_input_warns_names_the_file_and_never_stops_the_update() {
     };
     let v = Vault::open(root, opts).unwrap();
     let r = v.update(&NoProgress).unwrap();
-    let kinds: BTreeMap<&str, WarningKind> = r.warnings.iter().map(|w| (w.path.as_str(), w.kind)).collect();
-    assert_eq!(kinds.get("latin1.md"), Some(&WarningKind::InvalidUtf8), "{kinds:?}");
+    let kinds: BTreeMap<&str, WarningKind> = r
+        .warnings
+        .iter()
+        .map(|w| (w.path.as_str(), w.kind))
+        .collect();
+    assert_eq!(
+        kinds.get("latin1.md"),
+        Some(&WarningKind::InvalidUtf8),
+        "{kinds:?}"
+    );
     assert_eq!(kinds.get("binary.md"), Some(&WarningKind::Binary));
     assert_eq!(kinds.get("badyaml.md"), Some(&WarningKind::Frontmatter));
     assert_eq!(kinds.get("open.md"), Some(&WarningKind::Frontmatter));
@@ -257,26 +303,50 @@ fn get_and_multi_get() {
     // Not found, with suggestions.
     let e = v.get("Patern", None, None).unwrap_err();
     assert_eq!(e.code(), ErrorCode::NoteNotFound);
-    assert!(matches!(e, mindex::Error::NoteNotFound { ref suggestions, .. } if suggestions[0] == "brain/Patterns.md"));
+    assert!(
+        matches!(e, mindex::Error::NoteNotFound { ref suggestions, .. } if suggestions[0] == "brain/Patterns.md")
+    );
     let e = v.get("Pattern", None, None).unwrap_err();
     match e {
-        mindex::Error::NoteNotFound { suggestions, .. } => assert_eq!(suggestions, vec!["brain/Patterns.md"]),
+        mindex::Error::NoteNotFound { suggestions, .. } => {
+            assert_eq!(suggestions, vec!["brain/Patterns.md"])
+        }
         other => panic!("{other}"),
     }
     // Escapes and hidden files are refused.
-    assert_eq!(v.get("../etc/passwd", None, None).unwrap_err().code(), ErrorCode::InvalidArgument);
-    assert_eq!(v.get("/etc/passwd", None, None).unwrap_err().code(), ErrorCode::InvalidArgument);
-    assert_eq!(v.get(".obsidian/app.json", None, None).unwrap_err().code(), ErrorCode::NoteNotFound);
+    assert_eq!(
+        v.get("../etc/passwd", None, None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        v.get("/etc/passwd", None, None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        v.get(".obsidian/app.json", None, None).unwrap_err().code(),
+        ErrorCode::NoteNotFound
+    );
     // Ignored folders are not served.
-    assert_eq!(v.get("templates/Work Note.md", None, None).unwrap_err().code(), ErrorCode::NoteNotFound);
+    assert_eq!(
+        v.get("templates/Work Note.md", None, None)
+            .unwrap_err()
+            .code(),
+        ErrorCode::NoteNotFound
+    );
 
     let items = v.multi_get("brain/*.md", None).unwrap();
     assert_eq!(items.len(), 4);
     let items = v.multi_get("work/**/*.md, Home", Some(600)).unwrap();
-    let skipped = items.iter().filter(|i| matches!(i, mindex::MultiGetItem::Skipped { .. })).count();
+    let skipped = items
+        .iter()
+        .filter(|i| matches!(i, mindex::MultiGetItem::Skipped { .. }))
+        .count();
     assert!(skipped >= 1);
     assert!(items.len() >= 5);
-    assert_eq!(v.multi_get("[", None).unwrap_err().code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        v.multi_get("[", None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
 }
 
 #[test]
@@ -301,7 +371,10 @@ fn concurrent_update_is_refused_as_busy() {
 fn changing_chunk_options_rebuilds() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "a.md", "# A\nsome words\n");
-    Vault::open(dir.path(), VaultOptions::default()).unwrap().update(&NoProgress).unwrap();
+    Vault::open(dir.path(), VaultOptions::default())
+        .unwrap()
+        .update(&NoProgress)
+        .unwrap();
     let mut opts = VaultOptions::default();
     opts.chunking.max_chars = 500;
     let v = Vault::open(dir.path(), opts).unwrap();
@@ -321,4 +394,27 @@ fn corrupt_state_rebuilds_with_a_warning() {
     assert!(r.rebuilt);
     assert!(r.warnings.iter().any(|w| w.message.contains("rebuilding")));
     assert_eq!(search(&v, "words"), vec!["a.md"]);
+}
+
+#[test]
+fn an_open_handle_sees_later_commits_from_another_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.md", "# A\nfirst words\n");
+    let writer = Vault::open(dir.path(), VaultOptions::default()).unwrap();
+    writer.update(&NoProgress).unwrap();
+    let reader = Vault::open(dir.path(), VaultOptions::default()).unwrap();
+    assert_eq!(search(&reader, "first"), vec!["a.md"]);
+    // Several quick commits: each must become visible to the already-open reader.
+    for i in 0..5 {
+        write(
+            dir.path(),
+            &format!("n{i}.md"),
+            &format!("# N{i}\nword{i}\n"),
+        );
+        writer.update(&NoProgress).unwrap();
+        assert_eq!(
+            search(&reader, &format!("word{i}")),
+            vec![format!("n{i}.md")]
+        );
+    }
 }

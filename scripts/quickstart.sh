@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One command from a fresh clone: build mindex, create the sample vault, index it, search it.
+#   ./scripts/quickstart.sh [VAULT_DIR]      (default: ./sample-vault)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+vault="${1:-sample-vault}"
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "error: cargo (Rust) is needed: install it with rustup, then run this again" >&2
+  exit 1
+fi
+
+echo "==> building mindex (release; the first build takes a few minutes)"
+cargo build --release -p mindex-cli
+mindex="$PWD/target/release/mindex"
+
+if [ -e "$vault/vault-manifest.json" ]; then
+  echo "==> using the existing vault at $vault"
+else
+  echo "==> creating the sample vault at $vault"
+  "$mindex" init "$vault"
+fi
+
+echo "==> indexing"
+"$mindex" update --vault "$vault"
+echo
+echo "==> mindex search \"connection pool exhausted\""
+"$mindex" search --vault "$vault" "connection pool exhausted"
+echo
+echo "==> mindex status"
+"$mindex" status --vault "$vault"
+echo
+echo "Done. Put $mindex on your PATH (or: cargo install --path cli), then try:"
+echo "  mindex search --vault $vault --json \"rollback\""
+echo "  mindex get --vault $vault \"Patterns\""
