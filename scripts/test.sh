@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The full test suite: formatting, lints, and every test (unit, integration, CLI processes).
-# This is the command README.md gives and .ci/run calls.
+# This is the command README.md gives and .ci/run calls. It ends with one summary line,
+# "N passed, N failed", and exits non-zero when anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
@@ -11,4 +15,14 @@ cargo clippy --workspace --all-targets -- -D warnings
 # Release: the same artefacts as the quick start and the benches, and (with models) fast enough to
 # run real inference in tests.
 echo "==> cargo test"
-cargo test --release --workspace
+status=0
+cargo test --release --workspace 2>&1 | tee "$log" || status=$?
+
+passed=$(grep -Eo '^test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  failed=1  # a build error or a crashed test binary counts as a failure
+fi
+echo
+echo "$passed passed, $failed failed"
+exit "$status"
