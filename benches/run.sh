@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export MINDEX_BENCH_NOTES="${1:-10000}"
 cargo build --release -p mindex-cli
-MINDEX_BIN="$PWD/target/release/mindex" cargo bench -p mindex-benches --bench foundation
+MINDEX_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/mindex" cargo bench -p mindex-benches --bench foundation

@@ -12,7 +12,7 @@ fi
 
 echo "==> building mindex (release; the first build takes a few minutes)"
 cargo build --release -p mindex-cli
-mindex="$PWD/target/release/mindex"
+mindex="${CARGO_TARGET_DIR:-$PWD/target}/release/mindex"
 
 if [ -e "$vault/vault-manifest.json" ]; then
   echo "==> using the existing vault at $vault"
