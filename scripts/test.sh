@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
+echo "==> model (all-MiniLM-L6-v2, for the real-model tests)"
+./scripts/setup-model.sh
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"

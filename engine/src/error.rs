@@ -38,6 +38,10 @@ pub enum ErrorCode {
     Io = 20,
     /// An error from the lexical index (tantivy).
     Lexical = 21,
+    /// A model folder lacks a file: install the model.
+    ModelMissing = 30,
+    /// A model could not be loaded or run.
+    Model = 31,
 }
 
 /// Everything that can go wrong in the engine.
@@ -97,6 +101,24 @@ pub enum Error {
     #[error("lexical index error: {0}")]
     Lexical(Arc<tantivy::TantivyError>),
 
+    // ---- models ----------------------------------------------------------------------------
+    /// A model folder lacks one of its files.
+    #[error("no model at {path} ({missing} is missing): run `scripts/setup-model.sh` to install all-MiniLM-L6-v2 there, or point MINDEX_MODEL_DIR at a folder with config.json, tokenizer.json and model.safetensors")]
+    ModelMissing {
+        /// The model folder looked in.
+        path: PathBuf,
+        /// The file that is missing.
+        missing: String,
+    },
+    /// A model could not be loaded or run.
+    #[error("model error at {path}: {detail}")]
+    Model {
+        /// The model folder or file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+
     // ---- system ----------------------------------------------------------------------------
     /// An I/O error on a named path.
     #[error("{path}: {source}")]
@@ -121,6 +143,8 @@ impl Error {
             Error::Busy { .. } => ErrorCode::Busy,
             Error::Lexical(_) => ErrorCode::Lexical,
             Error::Io { .. } => ErrorCode::Io,
+            Error::ModelMissing { .. } => ErrorCode::ModelMissing,
+            Error::Model { .. } => ErrorCode::Model,
         }
     }
 
@@ -165,6 +189,8 @@ mod tests {
         assert_eq!(ErrorCode::Busy as u32, 14);
         assert_eq!(ErrorCode::Io as u32, 20);
         assert_eq!(ErrorCode::Lexical as u32, 21);
+        assert_eq!(ErrorCode::ModelMissing as u32, 30);
+        assert_eq!(ErrorCode::Model as u32, 31);
     }
 
     #[test]

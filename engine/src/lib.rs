@@ -28,6 +28,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod chunk;
+mod embed;
 mod error;
 mod init;
 mod lexical;
@@ -38,6 +39,7 @@ mod vault;
 mod walk;
 
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
+pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};

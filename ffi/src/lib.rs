@@ -36,6 +36,10 @@ pub enum mindex_code {
     Io = 20,
     /// A lexical index error.
     Lexical = 21,
+    /// The model folder lacks a file.
+    ModelMissing = 30,
+    /// The model could not be loaded or run.
+    Model = 31,
 }
 
 impl From<mindex::ErrorCode> for mindex_code {
@@ -54,6 +58,8 @@ impl From<mindex::ErrorCode> for mindex_code {
             E::Busy => mindex_code::Busy,
             E::Io => mindex_code::Io,
             E::Lexical => mindex_code::Lexical,
+            E::ModelMissing => mindex_code::ModelMissing,
+            E::Model => mindex_code::Model,
             _ => mindex_code::InvalidArgument,
         }
     }
@@ -87,6 +93,8 @@ mod tests {
             E::Busy,
             E::Io,
             E::Lexical,
+            E::ModelMissing,
+            E::Model,
         ] {
             assert_eq!(mindex_code::from(c) as u32, c as u32);
         }

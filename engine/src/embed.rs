@@ -1,0 +1,250 @@
+//! Sentence embeddings computed locally with candle: the [`Embedder`] trait and [`BertEmbedder`],
+//! a BERT encoder with mean pooling over the attention mask and L2 normalisation (the
+//! sentence-transformers pipeline of all-MiniLM-L6-v2 and its kin).
+//!
+//! No network: a model is a folder holding `config.json`, `tokenizer.json` and
+//! `model.safetensors` (memory-mapped). See [`model_dir`] for where it is looked for.
+
+pub(crate) mod bert;
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::error::{Error, Result};
+use bert::{Bert, BertConfig, mean_pool_normalize};
+
+/// Name of the default model (its folder name under the models directory).
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+
+/// Turns texts into unit-length vectors. Implementations are `Send + Sync`.
+pub trait Embedder: Send + Sync {
+    /// Identifies the model and its weights: vectors from different ids never mix.
+    fn model_id(&self) -> &str;
+    /// Vector dimension.
+    fn dim(&self) -> usize;
+    /// Embeds each text; returns one L2-normalised vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Where models live by default: `$XDG_DATA_HOME/mindex/models`, else `~/.local/share/mindex/models`.
+pub fn models_home() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|x| !x.is_empty()) {
+        return PathBuf::from(x).join("mindex").join("models");
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    home.join(".local").join("share").join("mindex").join("models")
+}
+
+/// The embedding model folder: `explicit` if given, else `$MINDEX_MODEL_DIR`, else
+/// `models_home()/all-MiniLM-L6-v2`.
+pub fn model_dir(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os("MINDEX_MODEL_DIR").filter(|x| !x.is_empty()) {
+        return PathBuf::from(p);
+    }
+    models_home().join(DEFAULT_MODEL)
+}
+
+fn model_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+/// Checks that a model folder has its three files; the error says how to install the default.
+pub(crate) fn check_model_dir(dir: &Path) -> Result<()> {
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        if !dir.join(f).is_file() {
+            return Err(Error::ModelMissing {
+                path: dir.to_path_buf(),
+                missing: f.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A fingerprint of a model folder: the configuration, the tokenizer, the weights' size and 16
+/// samples of 64 KiB spread over the weights. Cheap (about 1 MiB read) and changes with the model.
+pub(crate) fn fingerprint(dir: &Path) -> Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for f in ["config.json", "tokenizer.json"] {
+        let p = dir.join(f);
+        h.update(&std::fs::read(&p).map_err(|e| Error::io(&p, e))?);
+    }
+    let p = dir.join("model.safetensors");
+    let mut file = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let len = file.metadata().map_err(|e| Error::io(&p, e))?.len();
+    h.update(&len.to_le_bytes());
+    let mut buf = vec![0u8; 64 * 1024];
+    for i in 0..16u64 {
+        let at = len.saturating_sub(buf.len() as u64) * i / 15;
+        file.seek(SeekFrom::Start(at)).map_err(|e| Error::io(&p, e))?;
+        let n = file.read(&mut buf).map_err(|e| Error::io(&p, e))?;
+        h.update(&buf[..n]);
+    }
+    Ok(format!("{:016x}", h.digest()))
+}
+
+/// Loads a tokenizer with dynamic padding and the given truncation (the shipped `tokenizer.json`
+/// of all-MiniLM-L6-v2 pads every input to 128 tokens, which would waste most of the compute).
+pub(crate) fn load_tokenizer(dir: &Path, max_tokens: usize) -> Result<Tokenizer> {
+    let p = dir.join("tokenizer.json");
+    let mut tok = Tokenizer::from_file(&p).map_err(|e| model_err(&p, e))?;
+    tok.with_padding(None);
+    tok.with_truncation(Some(TruncationParams {
+        max_length: max_tokens,
+        ..Default::default()
+    }))
+    .map_err(|e| model_err(&p, e))?;
+    Ok(tok)
+}
+
+pub(crate) fn load_config(dir: &Path) -> Result<BertConfig> {
+    let p = dir.join("config.json");
+    let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+    serde_json::from_str(&text).map_err(|e| model_err(&p, e))
+}
+
+/// Memory-maps the weights.
+pub(crate) fn load_weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> {
+    let p = dir.join("model.safetensors");
+    // SAFETY: the file is mapped read-only; mindex never writes model files, and the safetensors
+    // format is validated by candle before tensors are built. Like every mmap, a concurrent
+    // truncation of the file by another program is outside what can be guarded here.
+    unsafe { VarBuilder::from_mmaped_safetensors(&[&p], DType::F32, device) }.map_err(|e| model_err(&p, e))
+}
+
+/// One padded batch ready for the encoder.
+pub(crate) struct Batch {
+    pub ids: Tensor,
+    pub type_ids: Tensor,
+    pub mask: Tensor,
+}
+
+/// Pads encodings to the longest one and builds (batch, tokens) tensors.
+pub(crate) fn make_batch(encodings: &[&tokenizers::Encoding], device: &Device) -> Result<Batch> {
+    let t = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+    let b = encodings.len();
+    let mut ids = vec![0u32; b * t];
+    let mut types = vec![0u32; b * t];
+    let mut mask = vec![0u32; b * t];
+    for (i, e) in encodings.iter().enumerate() {
+        let n = e.get_ids().len();
+        ids[i * t..i * t + n].copy_from_slice(e.get_ids());
+        types[i * t..i * t + n].copy_from_slice(e.get_type_ids());
+        mask[i * t..i * t + n].copy_from_slice(e.get_attention_mask());
+    }
+    let mk = |v: Vec<u32>| Tensor::from_vec(v, (b, t), device).map_err(|e| model_err(Path::new("batch"), e));
+    Ok(Batch {
+        ids: mk(ids)?,
+        type_ids: mk(types)?,
+        mask: mk(mask)?,
+    })
+}
+
+/// A BERT sentence embedder (mean pooling + L2), e.g. all-MiniLM-L6-v2.
+pub struct BertEmbedder {
+    bert: Bert,
+    tokenizer: Tokenizer,
+    device: Device,
+    dim: usize,
+    max_tokens: usize,
+    batch_size: usize,
+    id: String,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for BertEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BertEmbedder")
+            .field("dir", &self.dir)
+            .field("id", &self.id)
+            .field("dim", &self.dim)
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BertEmbedder {
+    /// Loads a model folder (`config.json`, `tokenizer.json`, `model.safetensors`; optionally
+    /// `sentence_bert_config.json` for the truncation length, 256 for all-MiniLM-L6-v2).
+    pub fn load(dir: &Path) -> Result<Self> {
+        check_model_dir(dir)?;
+        let config = load_config(dir)?;
+        let max_tokens = std::fs::read_to_string(dir.join("sentence_bert_config.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("max_seq_length").and_then(|m| m.as_u64()))
+            .map_or(config.max_position_embeddings, |m| m as usize)
+            .min(config.max_position_embeddings);
+        let device = Device::Cpu;
+        let vb = load_weights(dir, &device)?;
+        let bert = Bert::load(vb, &config).map_err(|e| model_err(dir, e))?;
+        let name = dir.file_name().map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
+        Ok(BertEmbedder {
+            bert,
+            tokenizer: load_tokenizer(dir, max_tokens)?,
+            device,
+            dim: config.hidden_size,
+            max_tokens,
+            batch_size: 32,
+            id: format!("{name}@{}", fingerprint(dir)?),
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Maximum tokens per text; longer texts are truncated.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    fn run_batch(&self, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        let batch = make_batch(encodings, &self.device)?;
+        let out = self
+            .bert
+            .forward(&batch.ids, &batch.type_ids, &batch.mask)
+            .and_then(|h| mean_pool_normalize(&h, &batch.mask))
+            .and_then(|v| v.to_vec2::<f32>())
+            .map_err(|e| model_err(&self.dir, e))?;
+        Ok(out)
+    }
+}
+
+impl Embedder for BertEmbedder {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| model_err(&self.dir.join("tokenizer.json"), e))?;
+        // Sort by length so each batch pads to a similar size.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for group in order.chunks(self.batch_size) {
+            let encs: Vec<&tokenizers::Encoding> = group.iter().map(|&i| &encodings[i]).collect();
+            for (&i, v) in group.iter().zip(self.run_batch(&encs)?) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
