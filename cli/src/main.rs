@@ -77,6 +77,59 @@ enum Command {
         #[arg(long)]
         max_bytes: Option<u64>,
     },
+    /// Embed every chunk that has no vector yet (run after `update`; unchanged chunks are reused).
+    Embed {
+        /// Model folder (config.json, tokenizer.json, model.safetensors). Default: $MINDEX_MODEL_DIR,
+        /// else the per-user models folder (scripts/setup-model.sh installs all-MiniLM-L6-v2 there).
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
+    },
+    /// Vector-only search: notes whose chunks are closest in meaning to the query.
+    Vsearch {
+        /// The query, in plain words.
+        query: String,
+        /// Maximum number of hits.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// Model folder (see `embed`).
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
+    },
+    /// Hybrid search: lexical and vector sub-queries fused by reciprocal rank fusion.
+    Query {
+        /// The query; used for one lexical and one vector sub-query. May be omitted when
+        /// --lex/--vec are given.
+        query: Option<String>,
+        /// An extra lexical (BM25) sub-query; repeatable.
+        #[arg(long, value_name = "TEXT")]
+        lex: Vec<String>,
+        /// An extra vector sub-query; repeatable.
+        #[arg(long, value_name = "TEXT")]
+        vec: Vec<String>,
+        /// Maximum number of hits.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// The RRF constant k.
+        #[arg(long, default_value_t = 60.0)]
+        rrf_k: f32,
+        /// Weight of the vector sub-queries against the lexical ones (1.0 = equal).
+        #[arg(long, default_value_t = 1.0)]
+        vec_weight: f32,
+        /// Show each hit's rank and score in every sub-query and after fusion.
+        #[arg(long)]
+        explain: bool,
+        /// Model folder (see `embed`).
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
+        /// Rerank the fused candidates with this cross-encoder model folder (BERT sequence
+        /// classification, e.g. ms-marco-MiniLM-L-6-v2 with config.json, tokenizer.json,
+        /// model.safetensors).
+        #[arg(long, env = "MINDEX_RERANK_DIR", value_name = "DIR")]
+        rerank: Option<PathBuf>,
+        /// Fused candidates the reranker reads.
+        #[arg(long, default_value_t = 30)]
+        rerank_candidates: usize,
+    },
     /// What is indexed, what the last update did, and what changed on disk since.
     Status,
 }
@@ -137,6 +190,17 @@ fn open(cli: &Cli) -> anyhow::Result<Vault> {
     Ok(Vault::open(root, options)?)
 }
 
+fn load_model(dir: Option<&std::path::Path>) -> mindex::Result<mindex::BertEmbedder> {
+    mindex::BertEmbedder::load(&mindex::model_dir(dir))
+}
+
+fn bar(cli: &Cli) -> Bar {
+    Bar {
+        bar: std::sync::Mutex::new(None),
+        enabled: !cli.quiet && std::io::stderr().is_terminal(),
+    }
+}
+
 fn run(cli: &Cli) -> anyhow::Result<()> {
     let out = output::Out::new(cli.json);
     match &cli.command {
@@ -150,12 +214,92 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         }
         Command::Update => {
             let vault = open(cli)?;
-            let bar = Bar {
-                bar: std::sync::Mutex::new(None),
-                enabled: !cli.quiet && std::io::stderr().is_terminal(),
-            };
-            let report = vault.update(&bar)?;
+            let report = vault.update(&bar(cli))?;
             out.update(&report)
+        }
+        Command::Embed { model } => {
+            let vault = open(cli)?;
+            let embedder = load_model(model.as_deref())?;
+            let report = vault.embed(&embedder, &bar(cli))?;
+            out.embed(&report)
+        }
+        Command::Vsearch {
+            query,
+            limit,
+            model,
+        } => {
+            let vault = open(cli)?;
+            let embedder = load_model(model.as_deref())?;
+            let opts = SearchOptions {
+                limit: *limit,
+                all_chunks: false,
+            };
+            let hits = vault.vsearch(&embedder, query, &opts)?;
+            out.search(query, &hits)
+        }
+        Command::Query {
+            query,
+            lex,
+            vec,
+            limit,
+            rrf_k,
+            vec_weight,
+            explain,
+            model,
+            rerank,
+            rerank_candidates,
+        } => {
+            let vault = open(cli)?;
+            let mut subs = Vec::new();
+            if let Some(q) = query {
+                subs.extend(mindex::SubQuery::hybrid(q));
+            }
+            subs.extend(lex.iter().map(mindex::SubQuery::lex));
+            subs.extend(vec.iter().map(mindex::SubQuery::vec));
+            if subs.is_empty() {
+                anyhow::bail!("give a QUERY, or at least one --lex or --vec sub-query");
+            }
+            for s in &mut subs {
+                if s.kind == mindex::SubQueryKind::Vec {
+                    s.weight = *vec_weight;
+                }
+            }
+            let wants_vec = subs.iter().any(|s| s.kind == mindex::SubQueryKind::Vec);
+            let mut notices = Vec::new();
+            let embedder = if wants_vec {
+                match load_model(model.as_deref()) {
+                    Ok(e) => Some(e),
+                    Err(e @ mindex::Error::ModelMissing { .. }) => {
+                        notices.push(format!("{e}; lexical ranking only"));
+                        None
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            } else {
+                None
+            };
+            let opts = mindex::QueryOptions {
+                limit: *limit,
+                rrf_k: *rrf_k,
+                explain: *explain,
+                rerank_candidates: *rerank_candidates,
+                ..Default::default()
+            };
+            let reranker = rerank
+                .as_deref()
+                .map(mindex::CrossEncoder::load)
+                .transpose()?;
+            let mut result = vault.query_reranked(
+                embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
+                reranker.as_ref().map(|r| r as &dyn mindex::Reranker),
+                &subs,
+                &opts,
+            )?;
+            if !notices.is_empty() {
+                // The model-missing notice replaces the generic "no model loaded" one.
+                result.notices = notices;
+            }
+            out.query(&subs, &result)
         }
         Command::Search {
             query,

@@ -4,7 +4,10 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mindex::{Changes, Hit, InitReport, MultiGetItem, NoteText, Status, UpdateReport, Warning};
+use mindex::{
+    Changes, EmbedReport, Hit, InitReport, MultiGetItem, NoteText, QueryResult, Status, SubQuery,
+    UpdateReport, Warning,
+};
 use serde::Serialize;
 
 /// Writes to stdout; a closed pipe (`mindex get x | head`) is not an error.
@@ -228,6 +231,87 @@ impl Out {
         emit(&s)
     }
 
+    pub fn embed(&self, r: &EmbedReport) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(r);
+        }
+        let rate = if r.elapsed_ms > 0 {
+            r.embedded as f64 * 1000.0 / r.elapsed_ms as f64
+        } else {
+            0.0
+        };
+        let mut s = format!(
+            "Embedded {} in {:.1} s ({rate:.0} chunks/s); {} already embedded; {} vectors for {}.\n",
+            plural(r.embedded, "chunk", "chunks"),
+            r.elapsed_ms as f64 / 1000.0,
+            r.reused,
+            r.vectors,
+            r.model_id
+        );
+        if r.dropped > 0 {
+            let _ = writeln!(
+                s,
+                "Dropped {} of chunks no longer in the index.",
+                plural(r.dropped, "vector", "vectors")
+            );
+        }
+        emit(&s)
+    }
+
+    pub fn query(&self, subs: &[SubQuery], r: &QueryResult) -> anyhow::Result<()> {
+        for n in &r.notices {
+            eprintln!("note: {n}");
+        }
+        if self.json {
+            return emit_json(&serde_json::json!({
+                "subqueries": subs,
+                "used": r.used,
+                "notices": r.notices,
+                "hits": r.hits,
+            }));
+        }
+        if r.hits.is_empty() {
+            eprintln!("no results");
+            return Ok(());
+        }
+        let hits: Vec<Hit> = r.hits.iter().map(|h| h.hit.clone()).collect();
+        let mut s = String::new();
+        self.hits_text(&hits, &mut s, |i, s| {
+            if let Some(e) = &r.hits[i].explain {
+                let parts: Vec<String> = e
+                    .sources
+                    .iter()
+                    .map(|src| {
+                        format!(
+                            "{}#{} \"{}\" rank {} score {:.3} (+{:.4})",
+                            match src.kind {
+                                mindex::SubQueryKind::Lex => "lex",
+                                mindex::SubQueryKind::Vec => "vec",
+                                _ => "other",
+                            },
+                            src.subquery,
+                            subs.get(src.subquery).map_or("", |q| q.text.as_str()),
+                            src.rank,
+                            src.score,
+                            src.contribution
+                        )
+                    })
+                    .collect();
+                let mut line = format!(
+                    "fused rank {} score {:.4} = {}",
+                    e.fused_rank,
+                    e.fused_score,
+                    parts.join(" + ")
+                );
+                if let (Some(r), Some(f)) = (e.rerank_score, e.final_score) {
+                    let _ = write!(line, "; rerank {r:.3} -> final {f:.4}");
+                }
+                let _ = writeln!(s, "    {}", self.dim(&line));
+            }
+        });
+        emit(&s)
+    }
+
     pub fn search(&self, query: &str, hits: &[Hit]) -> anyhow::Result<()> {
         if self.json {
             return emit_json(&serde_json::json!({ "query": query, "hits": hits }));
@@ -237,6 +321,11 @@ impl Out {
             return Ok(());
         }
         let mut s = String::new();
+        self.hits_text(hits, &mut s, |_, _| {});
+        emit(&s)
+    }
+
+    fn hits_text(&self, hits: &[Hit], s: &mut String, mut extra: impl FnMut(usize, &mut String)) {
         for (i, h) in hits.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -244,8 +333,11 @@ impl Out {
                 i + 1,
                 self.bold(&h.title),
                 self.dim(&format!(
-                    "{}:{}-{}  score {:.2}",
-                    h.path, h.line_start, h.line_end, h.score
+                    "{}:{}-{}  score {}",
+                    h.path,
+                    h.line_start,
+                    h.line_end,
+                    fmt_score(h.score)
                 ))
             );
             if !h.heading.is_empty() {
@@ -266,8 +358,8 @@ impl Out {
                 h.snippet.clone()
             };
             let _ = writeln!(s, "    {snippet}");
+            extra(i, s);
         }
-        emit(&s)
     }
 
     pub fn get(&self, n: &NoteText) -> anyhow::Result<()> {
@@ -358,6 +450,21 @@ impl Out {
             );
             list_changes(&mut s, &st.pending, 10);
         }
+        match &st.vectors {
+            Some(v) => {
+                let _ = writeln!(
+                    s,
+                    "Vectors:      {} ({}-d, model {})",
+                    v.count, v.dim, v.model_id
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "Vectors:      none yet: run `mindex embed` for semantic search"
+                );
+            }
+        }
         if !st.warnings.is_empty() {
             let _ = writeln!(s, "Warnings:     {}", st.warnings.len());
             for w in st.warnings.iter().take(10) {
@@ -368,6 +475,17 @@ impl Out {
             }
         }
         emit(&s)
+    }
+}
+
+/// Scores with about four significant digits (BM25 ~10, cosine ~0.5, RRF ~0.03).
+fn fmt_score(s: f32) -> String {
+    if s.abs() >= 10.0 {
+        format!("{s:.2}")
+    } else if s.abs() >= 0.1 {
+        format!("{s:.3}")
+    } else {
+        format!("{s:.4}")
     }
 }
 

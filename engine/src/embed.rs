@@ -35,7 +35,10 @@ pub fn models_home() -> PathBuf {
         return PathBuf::from(x).join("mindex").join("models");
     }
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    home.join(".local").join("share").join("mindex").join("models")
+    home.join(".local")
+        .join("share")
+        .join("mindex")
+        .join("models")
 }
 
 /// The embedding model folder: `explicit` if given, else `$MINDEX_MODEL_DIR`, else
@@ -86,7 +89,8 @@ pub(crate) fn fingerprint(dir: &Path) -> Result<String> {
     let mut buf = vec![0u8; 64 * 1024];
     for i in 0..16u64 {
         let at = len.saturating_sub(buf.len() as u64) * i / 15;
-        file.seek(SeekFrom::Start(at)).map_err(|e| Error::io(&p, e))?;
+        file.seek(SeekFrom::Start(at))
+            .map_err(|e| Error::io(&p, e))?;
         let n = file.read(&mut buf).map_err(|e| Error::io(&p, e))?;
         h.update(&buf[..n]);
     }
@@ -119,7 +123,8 @@ pub(crate) fn load_weights(dir: &Path, device: &Device) -> Result<VarBuilder<'st
     // SAFETY: the file is mapped read-only; mindex never writes model files, and the safetensors
     // format is validated by candle before tensors are built. Like every mmap, a concurrent
     // truncation of the file by another program is outside what can be guarded here.
-    unsafe { VarBuilder::from_mmaped_safetensors(&[&p], DType::F32, device) }.map_err(|e| model_err(&p, e))
+    unsafe { VarBuilder::from_mmaped_safetensors(&[&p], DType::F32, device) }
+        .map_err(|e| model_err(&p, e))
 }
 
 /// One padded batch ready for the encoder.
@@ -131,7 +136,12 @@ pub(crate) struct Batch {
 
 /// Pads encodings to the longest one and builds (batch, tokens) tensors.
 pub(crate) fn make_batch(encodings: &[&tokenizers::Encoding], device: &Device) -> Result<Batch> {
-    let t = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+    let t = encodings
+        .iter()
+        .map(|e| e.get_ids().len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let b = encodings.len();
     let mut ids = vec![0u32; b * t];
     let mut types = vec![0u32; b * t];
@@ -142,7 +152,9 @@ pub(crate) fn make_batch(encodings: &[&tokenizers::Encoding], device: &Device) -
         types[i * t..i * t + n].copy_from_slice(e.get_type_ids());
         mask[i * t..i * t + n].copy_from_slice(e.get_attention_mask());
     }
-    let mk = |v: Vec<u32>| Tensor::from_vec(v, (b, t), device).map_err(|e| model_err(Path::new("batch"), e));
+    let mk = |v: Vec<u32>| {
+        Tensor::from_vec(v, (b, t), device).map_err(|e| model_err(Path::new("batch"), e))
+    };
     Ok(Batch {
         ids: mk(ids)?,
         type_ids: mk(types)?,
@@ -188,7 +200,9 @@ impl BertEmbedder {
         let device = Device::Cpu;
         let vb = load_weights(dir, &device)?;
         let bert = Bert::load(vb, &config).map_err(|e| model_err(dir, e))?;
-        let name = dir.file_name().map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
+        let name = dir
+            .file_name()
+            .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
         Ok(BertEmbedder {
             bert,
             tokenizer: load_tokenizer(dir, max_tokens)?,

@@ -42,6 +42,8 @@ pub enum ErrorCode {
     ModelMissing = 30,
     /// A model could not be loaded or run.
     Model = 31,
+    /// No vectors for the model yet: run `embed`.
+    VectorsMissing = 32,
 }
 
 /// Everything that can go wrong in the engine.
@@ -103,12 +105,22 @@ pub enum Error {
 
     // ---- models ----------------------------------------------------------------------------
     /// A model folder lacks one of its files.
-    #[error("no model at {path} ({missing} is missing): run `scripts/setup-model.sh` to install all-MiniLM-L6-v2 there, or point MINDEX_MODEL_DIR at a folder with config.json, tokenizer.json and model.safetensors")]
+    #[error(
+        "no model at {path} ({missing} is missing): run `scripts/setup-model.sh` to install all-MiniLM-L6-v2 there, or point MINDEX_MODEL_DIR at a folder with config.json, tokenizer.json and model.safetensors"
+    )]
     ModelMissing {
         /// The model folder looked in.
         path: PathBuf,
         /// The file that is missing.
         missing: String,
+    },
+    /// No vectors exist for the model: run `embed`.
+    #[error("no vectors for model {model_id} in {path}: run `mindex embed` first")]
+    VectorsMissing {
+        /// The vector store folder.
+        path: PathBuf,
+        /// The model asked for.
+        model_id: String,
     },
     /// A model could not be loaded or run.
     #[error("model error at {path}: {detail}")]
@@ -145,6 +157,7 @@ impl Error {
             Error::Io { .. } => ErrorCode::Io,
             Error::ModelMissing { .. } => ErrorCode::ModelMissing,
             Error::Model { .. } => ErrorCode::Model,
+            Error::VectorsMissing { .. } => ErrorCode::VectorsMissing,
         }
     }
 
@@ -191,6 +204,7 @@ mod tests {
         assert_eq!(ErrorCode::Lexical as u32, 21);
         assert_eq!(ErrorCode::ModelMissing as u32, 30);
         assert_eq!(ErrorCode::Model as u32, 31);
+        assert_eq!(ErrorCode::VectorsMissing as u32, 32);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
-use tantivy::query::QueryParser;
+use tantivy::query::{QueryParser, TermQuery};
 use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
     Value,
@@ -38,6 +38,7 @@ pub(crate) struct Fields {
     line_start: Field,
     line_end: Field,
     chunk: Field,
+    key: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -67,6 +68,7 @@ fn schema() -> (Schema, Fields) {
         line_start: b.add_u64_field("line_start", STORED),
         line_end: b.add_u64_field("line_end", STORED),
         chunk: b.add_u64_field("chunk", STORED | INDEXED),
+        key: b.add_u64_field("key", STORED | INDEXED),
     };
     (b.build(), fields)
 }
@@ -89,6 +91,9 @@ pub struct Hit {
     pub line: u64,
     /// The chunk's position in its note.
     pub chunk: u64,
+    /// The chunk's content key (what its vector is stored under).
+    #[serde(skip)]
+    pub key: u64,
     /// BM25 score (higher is better; comparable within one query only).
     pub score: f32,
     /// An excerpt of the chunk, the matched words wrapped in `**`.
@@ -298,6 +303,100 @@ impl Lexical {
         }
     }
 
+    /// Every live chunk as (key, text to embed), one entry per distinct key.
+    pub fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let f = &self.fields;
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for segment in searcher.segment_readers() {
+            let store = segment
+                .get_store_reader(64)
+                .map_err(|e| Error::io(&self.dir, e))?;
+            for doc_id in segment.doc_ids_alive() {
+                let doc: TantivyDocument = store.get(doc_id)?;
+                let key = u64_of(&doc, f.key);
+                if seen.insert(key) {
+                    let text = embed_text(
+                        &text_of(&doc, f.title),
+                        &text_of(&doc, f.trail),
+                        &text_of(&doc, f.body),
+                    );
+                    out.push((key, text));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The embedded text (title, heading trail, body) of each chunk key found in the index.
+    pub fn texts_for_keys(&self, keys: &[u64]) -> Result<Vec<Option<String>>> {
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let f = &self.fields;
+        keys.iter()
+            .map(|&key| {
+                let q = TermQuery::new(Term::from_field_u64(f.key, key), IndexRecordOption::Basic);
+                let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
+                match top.first() {
+                    None => Ok(None),
+                    Some((_, addr)) => {
+                        let doc: TantivyDocument = searcher.doc(*addr)?;
+                        Ok(Some(embed_text(
+                            &text_of(&doc, f.title),
+                            &text_of(&doc, f.trail),
+                            &text_of(&doc, f.body),
+                        )))
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Turns scored chunk keys (best first) into hits: the best chunk per note unless
+    /// `opts.all_chunks`. Keys no longer in the index (deleted or changed chunks) are skipped.
+    pub fn hits_for_keys(&self, scored: &[(u64, f32)], opts: &SearchOptions) -> Result<Vec<Hit>> {
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let f = &self.fields;
+        let mut seen = HashSet::new();
+        let mut hits = Vec::new();
+        for &(key, score) in scored {
+            let q = TermQuery::new(Term::from_field_u64(f.key, key), IndexRecordOption::Basic);
+            let docs = searcher.search(&q, &TopDocs::with_limit(16).order_by_score())?;
+            for (_, addr) in docs {
+                let doc: TantivyDocument = searcher.doc(addr)?;
+                let path = text_of(&doc, f.path);
+                let chunk = if opts.all_chunks {
+                    u64_of(&doc, f.chunk)
+                } else {
+                    0
+                };
+                if !seen.insert((path.clone(), chunk)) {
+                    continue;
+                }
+                let line_start = u64_of(&doc, f.line_start);
+                hits.push(Hit {
+                    title: text_of(&doc, f.title),
+                    heading: text_of(&doc, f.trail),
+                    line_start,
+                    line_end: u64_of(&doc, f.line_end),
+                    line: line_start,
+                    chunk: u64_of(&doc, f.chunk),
+                    key,
+                    score,
+                    snippet: lead(&text_of(&doc, f.body)),
+                    path,
+                });
+                if hits.len() == opts.limit {
+                    return Ok(hits);
+                }
+            }
+        }
+        Ok(hits)
+    }
+
     fn hit(
         &self,
         doc: &TantivyDocument,
@@ -327,12 +426,7 @@ impl Lexical {
             }
         }
         let text = if snippet.fragment().is_empty() {
-            let body = text_of(doc, f.body);
-            let mut end = body.len().min(220);
-            while !body.is_char_boundary(end) {
-                end -= 1;
-            }
-            body[..end].to_string()
+            lead(&text_of(doc, f.body))
         } else {
             let mut out = String::with_capacity(snippet.fragment().len() + 8);
             let frag = snippet.fragment();
@@ -355,10 +449,29 @@ impl Lexical {
             line,
             line_end: u64_of(doc, f.line_end),
             chunk: u64_of(doc, f.chunk),
+            key: u64_of(doc, f.key),
             score,
             snippet: text.split_whitespace().collect::<Vec<_>>().join(" "),
         }
     }
+}
+
+/// The text a chunk is embedded as: its note's title and heading trail give the passage context.
+pub(crate) fn embed_text(title: &str, trail: &str, body: &str) -> String {
+    let mut s = String::with_capacity(title.len() + trail.len() + body.len() + 2);
+    s.push_str(title);
+    if !trail.is_empty() && trail != title {
+        s.push('\n');
+        s.push_str(trail);
+    }
+    s.push('\n');
+    s.push_str(body);
+    s
+}
+
+/// The content key of an embedded text (the vector store's key).
+pub(crate) fn chunk_key(text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }
 
 /// `meta.json` is replaced by rename on every commit: (mtime, length, inode) identifies a version.
@@ -373,6 +486,15 @@ fn meta_key(dir: &Path) -> Result<MetaKey> {
     #[cfg(not(unix))]
     let ino = 0;
     Ok((modified, meta.len(), ino))
+}
+
+/// The first ~220 bytes of a text, on a char boundary, whitespace collapsed.
+fn lead(body: &str) -> String {
+    let mut end = body.len().min(220);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    body[..end].split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn text_of(doc: &TantivyDocument, field: Field) -> String {
@@ -442,6 +564,7 @@ impl LexicalWriter {
                 f.line_start => c.line_start as u64,
                 f.line_end => c.line_end as u64,
                 f.chunk => c.index as u64,
+                f.key => chunk_key(&embed_text(&note.title, &c.heading(), &c.text)),
             ))?;
         }
         Ok(())

@@ -33,9 +33,12 @@ mod error;
 mod init;
 mod lexical;
 mod note;
+mod query;
 mod report;
+mod rerank;
 mod state;
 mod vault;
+mod vector;
 mod walk;
 
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
@@ -44,11 +47,13 @@ pub use error::{Error, ErrorCode, Result};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
+pub use query::{Explain, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery, SubQueryKind};
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
-    DEFAULT_MAX_NOTE_BYTES, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText,
-    Progress, Status, Vault, VaultOptions, find_vault_root, parse_get_spec,
+    DEFAULT_MAX_NOTE_BYTES, EmbedReport, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress,
+    NoteText, Progress, Status, Vault, VaultOptions, VectorStatus, find_vault_root, parse_get_spec,
 };
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
 

@@ -10,11 +10,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::chunk::{Chunk, ChunkOptions, chunk_note};
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, Lexical, SearchOptions};
 use crate::note::{Note, file_stem, parse_note};
+use crate::query::{QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+use crate::rerank::Reranker;
 use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedState};
+use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
 /// Name of the default index folder inside a vault.
@@ -100,6 +104,36 @@ pub enum MultiGetItem {
     },
 }
 
+/// What [`Vault::embed`] did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct EmbedReport {
+    /// The model's id (name and weights fingerprint).
+    pub model_id: String,
+    /// Distinct chunk texts in the index.
+    pub chunks: usize,
+    /// Chunks embedded now.
+    pub embedded: usize,
+    /// Chunks whose vector was already stored (same model, same text).
+    pub reused: usize,
+    /// Stale vectors dropped by compaction.
+    pub dropped: usize,
+    /// Vectors in the store afterwards.
+    pub vectors: usize,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// The vector store as [`Vault::status`] sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct VectorStatus {
+    /// The model the vectors belong to.
+    pub model_id: String,
+    /// Vector dimension.
+    pub dim: usize,
+    /// Number of vectors (including any of chunks deleted since the last `embed`).
+    pub count: usize,
+}
+
 /// What [`Vault::status`] reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
@@ -122,6 +156,8 @@ pub struct Status {
     pub pending: Changes,
     /// Problems currently known (skipped files, malformed frontmatter).
     pub warnings: Vec<Warning>,
+    /// The vector store, if `embed` ever ran.
+    pub vectors: Option<VectorStatus>,
 }
 
 /// A vault: a folder of markdown notes and its index.
@@ -359,6 +395,10 @@ impl Vault {
     /// The index folder.
     pub fn index_dir(&self) -> &Path {
         &self.index_dir
+    }
+
+    fn vectors_dir(&self) -> PathBuf {
+        self.index_dir.join("vectors")
     }
 
     fn lexical_dir(&self) -> PathBuf {
@@ -847,6 +887,204 @@ impl Vault {
             last_update: state.and_then(|s| s.last_update),
             pending,
             warnings,
+            vectors: fs::read(self.vectors_dir().join("meta.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .map(|m| VectorStatus {
+                    model_id: m["model_id"].as_str().unwrap_or_default().to_string(),
+                    dim: m["dim"].as_u64().unwrap_or(0) as usize,
+                    count: m["count"].as_u64().unwrap_or(0) as usize,
+                }),
+        })
+    }
+
+    /// Embeds every chunk of the index that has no vector for this model yet.
+    ///
+    /// Vectors are keyed by (model id, chunk text), so unchanged chunks are never embedded twice
+    /// and a different model starts over. Work is saved every batch: an interrupted run keeps what
+    /// it finished. Vectors of chunks gone from the index are dropped when they exceed a fifth.
+    pub fn embed(&self, embedder: &dyn Embedder, progress: &dyn Progress) -> Result<EmbedReport> {
+        let t0 = Instant::now();
+        let lexical = self.lexical()?;
+        let texts = lexical.chunk_texts()?;
+        let dir = self.vectors_dir();
+        let mut writer = VectorWriter::open(&dir, embedder.model_id(), embedder.dim())?;
+        let stored: HashSet<u64> = match VectorStore::open(&dir, embedder.model_id())? {
+            Some(s) => s.keys().iter().copied().collect(),
+            None => HashSet::new(),
+        };
+        let mut todo: Vec<&(u64, String)> =
+            texts.iter().filter(|(k, _)| !stored.contains(k)).collect();
+        // Similar lengths together: less padding per batch.
+        todo.sort_by_key(|(_, t)| t.len());
+        progress.start("embedding", todo.len() as u64);
+        for group in todo.chunks(256) {
+            let strs: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = embedder.embed(&strs)?;
+            let keys: Vec<u64> = group.iter().map(|(k, _)| *k).collect();
+            writer.append(&keys, &vectors)?;
+            progress.advance(group.len() as u64);
+        }
+        progress.finish();
+        let live: HashSet<u64> = texts.iter().map(|(k, _)| *k).collect();
+        let stale = stored.iter().filter(|k| !live.contains(k)).count();
+        let dropped = if stale * 5 > writer.len() {
+            writer.compact(&live)?
+        } else {
+            0
+        };
+        Ok(EmbedReport {
+            model_id: embedder.model_id().to_string(),
+            chunks: texts.len(),
+            embedded: todo.len(),
+            reused: texts.len() - todo.len(),
+            dropped,
+            vectors: writer.len(),
+            elapsed_ms: t0.elapsed().as_millis() as u64,
+        })
+    }
+
+    /// Opens the vector store for `embedder`'s model, or says what to do.
+    fn vector_store(&self, embedder: &dyn Embedder) -> Result<VectorStore> {
+        match VectorStore::open(&self.vectors_dir(), embedder.model_id())? {
+            Some(s) if s.len() > 0 => Ok(s),
+            _ => Err(Error::VectorsMissing {
+                path: self.vectors_dir(),
+                model_id: embedder.model_id().to_string(),
+            }),
+        }
+    }
+
+    fn vector_hits(
+        &self,
+        embedder: &dyn Embedder,
+        store: &VectorStore,
+        text: &str,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Hit>> {
+        let q = embedder.embed(&[text])?.pop().unwrap_or_default();
+        // Several chunks of one note (and stale vectors) share the top: look deeper than `limit`.
+        let scored = store.search(&q, opts.limit.saturating_mul(8).max(64));
+        self.lexical()?.hits_for_keys(&scored, opts)
+    }
+
+    /// Vector-only search: the notes whose chunks are closest to the query's embedding.
+    pub fn vsearch(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Hit>> {
+        let store = self.vector_store(embedder)?;
+        if opts.limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        self.vector_hits(embedder, &store, query, opts)
+    }
+
+    /// Hybrid query: runs every sub-query and fuses the rankings (weighted RRF).
+    ///
+    /// Without an embedder, or without vectors for its model, vector sub-queries are skipped with
+    /// a notice and the lexical ranking is returned; it is never silently empty.
+    pub fn query(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+    ) -> Result<QueryResult> {
+        self.query_reranked(embedder, None, subqueries, opts)
+    }
+
+    /// [`Vault::query`], then the cross-encoder `reranker` rescores the first
+    /// `opts.rerank_candidates` fused hits and the order is blended (see [`QueryOptions`]).
+    pub fn query_reranked(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        reranker: Option<&dyn Reranker>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+    ) -> Result<QueryResult> {
+        let mut notices = Vec::new();
+        let mut used = Vec::new();
+        let mut lists = Vec::new();
+        let per = SearchOptions {
+            limit: opts.candidates.max(opts.limit),
+            all_chunks: false,
+        };
+        let store = match embedder {
+            None => None,
+            Some(e) if subqueries.iter().any(|q| q.kind == SubQueryKind::Vec) => {
+                match self.vector_store(e) {
+                    Ok(s) => Some(s),
+                    Err(err @ Error::VectorsMissing { .. }) => {
+                        notices.push(format!(
+                            "{err}; vector sub-queries skipped, lexical ranking only"
+                        ));
+                        None
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            Some(_) => None,
+        };
+        for (i, sq) in subqueries.iter().enumerate() {
+            if sq.text.trim().is_empty() {
+                continue;
+            }
+            let hits = match (sq.kind, embedder, &store) {
+                (SubQueryKind::Lex, _, _) => self.search(&sq.text, &per)?,
+                (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
+                (SubQueryKind::Vec | SubQueryKind::Rerank, _, _) => continue,
+            };
+            if !used.contains(&sq.kind) {
+                used.push(sq.kind);
+            }
+            lists.push((i, sq.kind, sq.weight, hits));
+        }
+        if embedder.is_none() && subqueries.iter().any(|q| q.kind == SubQueryKind::Vec) {
+            notices.push(
+                "no embedding model loaded; vector sub-queries skipped, lexical ranking only"
+                    .to_string(),
+            );
+        }
+        let Some(reranker) = reranker else {
+            return Ok(QueryResult {
+                hits: fuse(&lists, opts),
+                used,
+                notices,
+            });
+        };
+        // Rerank a deeper fused list, then cut to the limit.
+        let deep = QueryOptions {
+            limit: opts.limit.max(opts.rerank_candidates),
+            ..opts.clone()
+        };
+        let mut hits = fuse(&lists, &deep);
+        let n = opts.rerank_candidates.min(hits.len());
+        let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
+        let texts: Vec<String> = self
+            .lexical()?
+            .texts_for_keys(&keys)?
+            .into_iter()
+            .zip(&hits[..n])
+            .map(|(t, h)| t.unwrap_or_else(|| format!("{}\n{}", h.hit.title, h.hit.snippet)))
+            .collect();
+        let query_text = subqueries
+            .iter()
+            .map(|q| q.text.as_str())
+            .find(|t| !t.trim().is_empty())
+            .unwrap_or("");
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = reranker.score(query_text, &refs)?;
+        blend(&mut hits, &scores, opts.rerank_weight);
+        hits.truncate(opts.limit);
+        if !used.is_empty() {
+            used.push(SubQueryKind::Rerank);
+        }
+        Ok(QueryResult {
+            hits,
+            used,
+            notices,
         })
     }
 }

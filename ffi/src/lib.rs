@@ -40,6 +40,8 @@ pub enum mindex_code {
     ModelMissing = 30,
     /// The model could not be loaded or run.
     Model = 31,
+    /// No vectors for the model yet: run embed.
+    VectorsMissing = 32,
 }
 
 impl From<mindex::ErrorCode> for mindex_code {
@@ -60,6 +62,7 @@ impl From<mindex::ErrorCode> for mindex_code {
             E::Lexical => mindex_code::Lexical,
             E::ModelMissing => mindex_code::ModelMissing,
             E::Model => mindex_code::Model,
+            E::VectorsMissing => mindex_code::VectorsMissing,
             _ => mindex_code::InvalidArgument,
         }
     }
@@ -95,6 +98,7 @@ mod tests {
             E::Lexical,
             E::ModelMissing,
             E::Model,
+            E::VectorsMissing,
         ] {
             assert_eq!(mindex_code::from(c) as u32, c as u32);
         }

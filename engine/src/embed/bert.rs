@@ -51,8 +51,16 @@ impl Embeddings {
     fn load(vb: VarBuilder, c: &BertConfig) -> Result<Self> {
         Ok(Embeddings {
             word: embedding(c.vocab_size, c.hidden_size, vb.pp("word_embeddings"))?,
-            position: embedding(c.max_position_embeddings, c.hidden_size, vb.pp("position_embeddings"))?,
-            token_type: embedding(c.type_vocab_size, c.hidden_size, vb.pp("token_type_embeddings"))?,
+            position: embedding(
+                c.max_position_embeddings,
+                c.hidden_size,
+                vb.pp("position_embeddings"),
+            )?,
+            token_type: embedding(
+                c.type_vocab_size,
+                c.hidden_size,
+                vb.pp("token_type_embeddings"),
+            )?,
             norm: layer_norm(c.hidden_size, c.layer_norm_eps, vb.pp("LayerNorm"))?,
         })
     }
@@ -106,7 +114,9 @@ impl Layer {
     fn forward(&self, x: &Tensor, bias: &Tensor) -> Result<Tensor> {
         let (b, t, h) = x.dims3()?;
         let split = |y: Tensor| -> Result<Tensor> {
-            y.reshape((b, t, self.heads, self.head_dim))?.transpose(1, 2)?.contiguous()
+            y.reshape((b, t, self.heads, self.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()
         };
         let q = split(self.query.forward(x)?)?;
         let k = split(self.key.forward(x)?)?;
@@ -115,9 +125,15 @@ impl Layer {
         let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(bias)?;
         let probs = candle_nn::ops::softmax_last_dim(&scores)?;
         let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, t, h))?;
-        let a = self.attn_norm.forward(&(self.attn_out.forward(&ctx)? + x)?)?;
+        let a = self
+            .attn_norm
+            .forward(&(self.attn_out.forward(&ctx)? + x)?)?;
         let i = self.inter.forward(&a)?;
-        let i = if self.gelu_tanh { i.gelu()? } else { i.gelu_erf()? };
+        let i = if self.gelu_tanh {
+            i.gelu()?
+        } else {
+            i.gelu_erf()?
+        };
         self.out_norm.forward(&(self.out.forward(&i)? + a)?)
     }
 }
@@ -157,7 +173,11 @@ pub fn mean_pool_normalize(hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
     let summed = hidden.broadcast_mul(&m)?.sum(1)?;
     let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?;
     let mean = summed.broadcast_div(&counts)?;
-    let norm = mean.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+    let norm = mean
+        .sqr()?
+        .sum_keepdim(D::Minus1)?
+        .sqrt()?
+        .clamp(1e-12, f64::MAX)?;
     mean.broadcast_div(&norm)
 }
 
@@ -168,8 +188,13 @@ pub struct ClassifierHead {
 }
 
 impl ClassifierHead {
-    /// Loads `bert.pooler.dense` (from `pooler_vb`) and `classifier` (from `head_vb`).
-    pub fn load(pooler_vb: VarBuilder, head_vb: VarBuilder, c: &BertConfig, labels: usize) -> Result<Self> {
+    /// Loads the pooler's `dense` layer (from `pooler_vb`) and the `classifier` (from `head_vb`).
+    pub fn load(
+        pooler_vb: VarBuilder,
+        head_vb: VarBuilder,
+        c: &BertConfig,
+        labels: usize,
+    ) -> Result<Self> {
         Ok(ClassifierHead {
             pooler: linear(c.hidden_size, c.hidden_size, pooler_vb.pp("dense"))?,
             classifier: linear(c.hidden_size, labels, head_vb)?,

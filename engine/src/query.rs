@@ -1,0 +1,351 @@
+//! Hybrid queries: lexical and vector sub-queries fused by weighted reciprocal rank fusion.
+//!
+//! Each sub-query yields a ranking of notes (best chunk per note). A note's fused score is
+//! `Σ weight / (k + rank)` over the rankings it appears in (rank from 1, `k` = 60 by default), so a
+//! note found by both paths beats one found by a single path at a similar rank, and a note that is
+//! not embedded yet still ranks through the lexical path.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::lexical::Hit;
+
+/// Which retriever a sub-query uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubQueryKind {
+    /// BM25 over the tantivy index.
+    Lex,
+    /// Nearest neighbours of the query's embedding.
+    Vec,
+    /// The cross-encoder pass over fused candidates (reported in [`QueryResult::used`] only).
+    Rerank,
+}
+
+/// One typed sub-query of a hybrid query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubQuery {
+    /// The retriever.
+    pub kind: SubQueryKind,
+    /// The query text.
+    pub text: String,
+    /// Its weight in the fusion (1.0 by default).
+    pub weight: f32,
+}
+
+impl SubQuery {
+    /// A lexical sub-query of weight 1.
+    pub fn lex(text: impl Into<String>) -> Self {
+        SubQuery {
+            kind: SubQueryKind::Lex,
+            text: text.into(),
+            weight: 1.0,
+        }
+    }
+
+    /// A vector sub-query of weight 1.
+    pub fn vec(text: impl Into<String>) -> Self {
+        SubQuery {
+            kind: SubQueryKind::Vec,
+            text: text.into(),
+            weight: 1.0,
+        }
+    }
+
+    /// The default pair for a plain query: one lexical and one vector sub-query.
+    pub fn hybrid(text: &str) -> Vec<SubQuery> {
+        vec![SubQuery::lex(text), SubQuery::vec(text)]
+    }
+}
+
+/// Options of a hybrid query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryOptions {
+    /// Hits returned.
+    pub limit: usize,
+    /// The RRF constant `k`.
+    pub rrf_k: f32,
+    /// Notes taken from each sub-query before fusion.
+    pub candidates: usize,
+    /// Attach an [`Explain`] to every hit.
+    pub explain: bool,
+    /// Fused candidates the reranker reads (when a reranker is given).
+    pub rerank_candidates: usize,
+    /// Weight of the retrieval position against the reranker score:
+    /// `final = w / fused_rank + (1 - w) × rerank_score`.
+    pub rerank_weight: f32,
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        QueryOptions {
+            limit: 10,
+            rrf_k: 60.0,
+            candidates: 50,
+            explain: false,
+            rerank_candidates: 30,
+            rerank_weight: 0.5,
+        }
+    }
+}
+
+/// Where a hit came from in one sub-query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceRank {
+    /// Index of the sub-query in the request.
+    pub subquery: usize,
+    /// Its kind.
+    pub kind: SubQueryKind,
+    /// Rank of the note in that sub-query's list (1 = best).
+    pub rank: usize,
+    /// The retriever's own score (BM25, or cosine similarity).
+    pub score: f32,
+    /// This source's share of the fused score: `weight / (k + rank)`.
+    pub contribution: f32,
+}
+
+/// How a hit's final position was reached.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explain {
+    /// Every sub-query that found the note.
+    pub sources: Vec<SourceRank>,
+    /// The fused (RRF) score.
+    pub fused_score: f32,
+    /// Rank after fusion (1 = best).
+    pub fused_rank: usize,
+    /// The reranker's score in [0, 1], when a reranker ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_score: Option<f32>,
+    /// The blended score after reranking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_score: Option<f32>,
+}
+
+/// A hit of a hybrid query: `hit.score` is the fused score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryHit {
+    /// The note and chunk (from the source that ranked it best).
+    #[serde(flatten)]
+    pub hit: Hit,
+    /// Present when [`QueryOptions::explain`] is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explain>,
+}
+
+/// The answer to a hybrid query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryResult {
+    /// Fused hits, best first.
+    pub hits: Vec<QueryHit>,
+    /// The retrievers actually used (`lex`, `vec`).
+    pub used: Vec<SubQueryKind>,
+    /// Things the caller should know (no model, no vectors yet); shown once.
+    pub notices: Vec<String>,
+}
+
+/// Fuses ranked lists by weighted RRF. `lists[i]` is (sub-query index, kind, weight, hits best first).
+pub(crate) fn fuse(
+    lists: &[(usize, SubQueryKind, f32, Vec<Hit>)],
+    opts: &QueryOptions,
+) -> Vec<QueryHit> {
+    struct Acc {
+        score: f32,
+        best: f32,
+        hit: Hit,
+        sources: Vec<SourceRank>,
+        first_seen: usize,
+    }
+    let mut by_path: HashMap<String, Acc> = HashMap::new();
+    let mut order = 0;
+    for (sub, kind, weight, hits) in lists {
+        for (i, h) in hits.iter().enumerate() {
+            let rank = i + 1;
+            let contribution = weight / (opts.rrf_k + rank as f32);
+            let source = SourceRank {
+                subquery: *sub,
+                kind: *kind,
+                rank,
+                score: h.score,
+                contribution,
+            };
+            match by_path.get_mut(&h.path) {
+                Some(acc) => {
+                    acc.score += contribution;
+                    if contribution > acc.best {
+                        acc.best = contribution;
+                        acc.hit = h.clone();
+                    }
+                    acc.sources.push(source);
+                }
+                None => {
+                    order += 1;
+                    by_path.insert(
+                        h.path.clone(),
+                        Acc {
+                            score: contribution,
+                            best: contribution,
+                            hit: h.clone(),
+                            sources: vec![source],
+                            first_seen: order,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    let mut all: Vec<Acc> = by_path.into_values().collect();
+    all.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.first_seen.cmp(&b.first_seen))
+    });
+    all.truncate(opts.limit);
+    all.into_iter()
+        .enumerate()
+        .map(|(i, mut acc)| {
+            acc.hit.score = acc.score;
+            QueryHit {
+                explain: opts.explain.then(|| Explain {
+                    sources: acc.sources,
+                    fused_score: acc.score,
+                    fused_rank: i + 1,
+                    rerank_score: None,
+                    final_score: None,
+                }),
+                hit: acc.hit,
+            }
+        })
+        .collect()
+}
+
+/// Reorders the first `scores.len()` hits by `w / fused_rank + (1 - w) × score` (hits past them
+/// keep their places after). `hits` must be in fused order.
+pub(crate) fn blend(hits: &mut Vec<QueryHit>, scores: &[f32], weight: f32) {
+    let n = scores.len().min(hits.len());
+    let mut head: Vec<(f32, usize, QueryHit)> = hits
+        .drain(..n)
+        .enumerate()
+        .map(|(i, mut h)| {
+            let final_score = weight / (i + 1) as f32 + (1.0 - weight) * scores[i];
+            h.hit.score = final_score;
+            if let Some(e) = h.explain.as_mut() {
+                e.rerank_score = Some(scores[i]);
+                e.final_score = Some(final_score);
+            }
+            (final_score, i, h)
+        })
+        .collect();
+    head.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let tail = std::mem::take(hits);
+    hits.extend(head.into_iter().map(|(_, _, h)| h));
+    hits.extend(tail);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, score: f32) -> Hit {
+        Hit {
+            path: path.into(),
+            title: path.into(),
+            heading: String::new(),
+            line_start: 1,
+            line_end: 1,
+            line: 1,
+            chunk: 0,
+            key: 0,
+            score,
+            snippet: String::new(),
+        }
+    }
+
+    #[test]
+    fn rrf_rewards_agreement_and_keeps_single_list_order() {
+        let opts = QueryOptions {
+            explain: true,
+            ..QueryOptions::default()
+        };
+        let lex = vec![hit("a", 9.0), hit("b", 5.0), hit("c", 1.0)];
+        let vec_ = vec![hit("c", 0.9), hit("b", 0.8)];
+        let fused = fuse(
+            &[
+                (0, SubQueryKind::Lex, 1.0, lex.clone()),
+                (1, SubQueryKind::Vec, 1.0, vec_),
+            ],
+            &opts,
+        );
+        let order: Vec<&str> = fused.iter().map(|h| h.hit.path.as_str()).collect();
+        // b: 1/62 + 1/62; c: 1/63 + 1/61; a: 1/61.
+        assert_eq!(order, vec!["c", "b", "a"]);
+        let e = fused[0].explain.as_ref().unwrap();
+        assert_eq!(e.sources.len(), 2);
+        assert_eq!(e.fused_rank, 1);
+        assert!((e.fused_score - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-6);
+        // The displayed chunk comes from the best-ranked source (vector rank 1 for c).
+        assert!((fused[0].hit.score - e.fused_score).abs() < 1e-9);
+
+        // A single list keeps its order.
+        let only = fuse(&[(0, SubQueryKind::Lex, 1.0, lex)], &opts);
+        assert_eq!(
+            only.iter().map(|h| h.hit.path.as_str()).collect::<Vec<_>>(),
+            vec!["a", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn blend_lets_a_confident_reranker_reorder() {
+        let opts = QueryOptions {
+            explain: true,
+            ..QueryOptions::default()
+        };
+        let mut hits = fuse(
+            &[(
+                0,
+                SubQueryKind::Lex,
+                1.0,
+                vec![hit("a", 3.0), hit("b", 2.0), hit("c", 1.0)],
+            )],
+            &opts,
+        );
+        blend(&mut hits, &[0.0, 1.0], 0.5);
+        // a: 0.5; b: 0.25 + 0.5 = 0.75; c keeps its place after the reranked head.
+        assert_eq!(
+            hits.iter().map(|h| h.hit.path.as_str()).collect::<Vec<_>>(),
+            vec!["b", "a", "c"]
+        );
+        let e = hits[0].explain.as_ref().unwrap();
+        assert_eq!(e.rerank_score, Some(1.0));
+        assert_eq!(e.final_score, Some(0.75));
+        assert_eq!(e.fused_rank, 2);
+    }
+
+    #[test]
+    fn weights_shift_the_balance_and_limit_applies() {
+        let opts = QueryOptions {
+            limit: 1,
+            ..QueryOptions::default()
+        };
+        let fused = fuse(
+            &[
+                (
+                    0,
+                    SubQueryKind::Lex,
+                    1.0,
+                    vec![hit("a", 1.0), hit("b", 1.0)],
+                ),
+                (
+                    1,
+                    SubQueryKind::Vec,
+                    3.0,
+                    vec![hit("b", 1.0), hit("a", 1.0)],
+                ),
+            ],
+            &opts,
+        );
+        assert_eq!(fused.len(), 1);
+        assert_eq!(fused[0].hit.path, "b");
+        assert!(fused[0].explain.is_none());
+    }
+}
