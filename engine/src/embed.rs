@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::error::{Error, Result};
@@ -169,7 +170,7 @@ pub struct BertEmbedder {
     device: Device,
     dim: usize,
     max_tokens: usize,
-    batch_size: usize,
+    batch_tokens: usize,
     id: String,
     dir: PathBuf,
 }
@@ -209,7 +210,11 @@ impl BertEmbedder {
             device,
             dim: config.hidden_size,
             max_tokens,
-            batch_size: 32,
+            batch_tokens: std::env::var("MINDEX_EMBED_BATCH_TOKENS")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .filter(|&b| b > 0)
+                .unwrap_or(2048),
             id: format!("{name}@{}", fingerprint(dir)?),
             dir: dir.to_path_buf(),
         })
@@ -249,13 +254,40 @@ impl Embedder for BertEmbedder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| model_err(&self.dir.join("tokenizer.json"), e))?;
-        // Sort by length so each batch pads to a similar size.
+        // Sort by length so each batch pads to a similar size, then cut batches by a token budget:
+        // long texts in small batches (less memory traffic), short ones in large batches. Batches
+        // run in parallel on the rayon pool (the matrix products inside them share it).
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for group in order.chunks(self.batch_size) {
+        let mut groups: Vec<&[usize]> = Vec::new();
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() {
+                let longest = encodings[order[end]].get_ids().len().max(1);
+                if (end - start + 1) * longest > self.batch_tokens || end - start >= 64 {
+                    break;
+                }
+                end += 1;
+            }
+            groups.push(&order[start..end]);
+            start = end;
+        }
+        let parallel = std::env::var("MINDEX_EMBED_PAR")
+            .map(|v| v != "0")
+            .unwrap_or(true);
+        let run = |group: &&[usize]| -> Result<Vec<Vec<f32>>> {
             let encs: Vec<&tokenizers::Encoding> = group.iter().map(|&i| &encodings[i]).collect();
-            for (&i, v) in group.iter().zip(self.run_batch(&encs)?) {
+            self.run_batch(&encs)
+        };
+        let results: Vec<Vec<Vec<f32>>> = if parallel {
+            groups.par_iter().map(run).collect::<Result<_>>()?
+        } else {
+            groups.iter().map(run).collect::<Result<_>>()?
+        };
+        let mut out = vec![Vec::new(); texts.len()];
+        for (group, vectors) in groups.iter().zip(results) {
+            for (&i, v) in group.iter().zip(vectors) {
                 out[i] = v;
             }
         }

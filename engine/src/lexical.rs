@@ -1,7 +1,7 @@
 //! The BM25 index (tantivy): one document per chunk.
 //!
-//! Fields and boosts: title ×3, aliases ×2.5, headings ×2, tags ×2, path ×1.5, body ×1. Text is
-//! lowercased and English-stemmed. The note path is also kept as one raw term so a note's chunks
+//! Fields and boosts: title ×2, aliases ×2, headings ×1.5, tags ×1.5, path ×1, body ×1. Text is
+//! lowercased, accent-folded, stripped of English stop words and stemmed. The note path is also kept as one raw term so a note's chunks
 //! are deleted together. All changes of one update are applied in a single tantivy commit, so a
 //! reader sees either the old index or the new one, never a mix.
 
@@ -41,10 +41,34 @@ pub(crate) struct Fields {
     key: Field,
 }
 
+/// The text analyzer of the searchable text fields.
+const ANALYZER: &str = "mindex_en";
+
+/// Words split on non-alphanumerics, long tokens dropped, lowercased, accents folded, English stop
+/// words removed, Snowball-stemmed. Tokenizers are not stored in the index: this runs on every open.
+fn register_analyzer(index: &Index) {
+    use tantivy::tokenizer::{
+        AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+        StopWordFilter, TextAnalyzer,
+    };
+    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .dynamic();
+    if let Some(stop) = StopWordFilter::new(Language::English) {
+        builder = builder.filter_dynamic(stop);
+    }
+    let analyzer = builder
+        .filter_dynamic(Stemmer::new(Language::English))
+        .build();
+    index.tokenizers().register(ANALYZER, analyzer);
+}
+
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let stemmed = TextFieldIndexing::default()
-        .set_tokenizer("en_stem")
+        .set_tokenizer(ANALYZER)
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
     let text_stored = TextOptions::default()
         .set_indexing_options(stemmed.clone())
@@ -175,6 +199,7 @@ impl Lexical {
     }
 
     fn from_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
+        register_analyzer(&index);
         // Taken before the reader opens: a commit in between only causes one extra reload.
         let key = meta_key(dir).ok();
         let reader = index
@@ -192,11 +217,11 @@ impl Lexical {
                 fields.body,
             ],
         );
-        parser_any.set_field_boost(fields.title, 3.0);
-        parser_any.set_field_boost(fields.aliases, 2.5);
-        parser_any.set_field_boost(fields.headings, 2.0);
-        parser_any.set_field_boost(fields.tags, 2.0);
-        parser_any.set_field_boost(fields.path_text, 1.5);
+        parser_any.set_field_boost(fields.title, 2.0);
+        parser_any.set_field_boost(fields.aliases, 2.0);
+        parser_any.set_field_boost(fields.headings, 1.5);
+        parser_any.set_field_boost(fields.tags, 1.5);
+        parser_any.set_field_boost(fields.path_text, 1.0);
         let mut parser_all = parser_any.clone();
         parser_all.set_conjunction_by_default();
         Ok(Lexical {

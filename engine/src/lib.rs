@@ -30,6 +30,7 @@
 mod chunk;
 mod embed;
 mod error;
+mod eval;
 mod init;
 mod lexical;
 mod note;
@@ -44,17 +45,23 @@ mod walk;
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
 pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};
+pub use eval::{EvalFiles, EvalFusion, EvalMode, EvalReport, EvalScores, evaluate};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
-pub use query::{Explain, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery, SubQueryKind};
+pub use query::{
+    DEFAULT_VEC_WEIGHT, Explain, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery,
+    SubQueryKind,
+};
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
-    DEFAULT_MAX_NOTE_BYTES, EmbedReport, INDEX_DIR_NAME, MANIFEST_FILE, MultiGetItem, NoProgress,
-    NoteText, Progress, Status, Vault, VaultOptions, VectorStatus, find_vault_root, parse_get_spec,
+    DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, INDEX_DIR_NAME, MANIFEST_FILE,
+    MultiGetItem, NoProgress, NoteText, Progress, Status, Vault, VaultOptions, VectorStatus,
+    find_vault_root, parse_get_spec,
 };
+pub use vector::{VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
 
 /// The version of this library.

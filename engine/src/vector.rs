@@ -23,20 +23,33 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::state::write_atomic;
 
+mod hnsw;
+use hnsw::Ann;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Meta {
     model_id: String,
     dim: usize,
     generation: u64,
     count: usize,
+    /// The approximate-neighbour graph over the first `rows` rows, when the store is large.
+    #[serde(default)]
+    hnsw: Option<HnswMeta>,
 }
 
-/// A read view of the store.
-pub(crate) struct VectorStore {
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct HnswMeta {
+    basename: String,
+    rows: usize,
+}
+
+/// A read view of the vector store (see the module docs for the layout).
+pub struct VectorStore {
     dir: PathBuf,
     meta: Meta,
     keys: Vec<u64>,
     data: Option<Mmap>,
+    ann: Option<(Ann, usize)>,
 }
 
 impl std::fmt::Debug for VectorStore {
@@ -74,6 +87,10 @@ impl VectorStore {
         if meta.model_id != model_id {
             return Ok(None);
         }
+        Self::open_with(dir, meta)
+    }
+
+    fn open_with(dir: &Path, meta: Meta) -> Result<Option<Self>> {
         let (kp, dp) = Self::files(dir, meta.generation);
         let kbytes = fs::read(&kp).map_err(|e| Error::io(&kp, e))?;
         if kbytes.len() < meta.count * 8 {
@@ -102,17 +119,36 @@ impl VectorStore {
             }
             Some(m)
         };
+        let ann = match &meta.hnsw {
+            Some(h) if h.rows <= meta.count => Some((Ann::load(dir, &h.basename)?, h.rows)),
+            _ => None,
+        };
         Ok(Some(VectorStore {
             dir: dir.to_path_buf(),
             meta,
             keys,
             data,
+            ann,
         }))
+    }
+
+    /// The rows of `meta`'s generation, without its graph (for building one).
+    fn open_rows(dir: &Path, meta: &Meta) -> Result<Option<Self>> {
+        let plain = Meta {
+            hnsw: None,
+            ..meta.clone()
+        };
+        Self::open_with(dir, plain)
     }
 
     /// Number of vectors.
     pub fn len(&self) -> usize {
         self.meta.count
+    }
+
+    /// Whether the store holds no vector.
+    pub fn is_empty(&self) -> bool {
+        self.meta.count == 0
     }
 
     /// The keys stored.
@@ -132,13 +168,56 @@ impl VectorStore {
         }
     }
 
-    /// The `k` keys closest to `query` by dot product (cosine for unit vectors), best first.
+    /// Whether searches go through the approximate-neighbour graph.
+    pub fn is_approximate(&self) -> bool {
+        self.ann.is_some()
+    }
+
+    /// The `k` keys closest to `query` by dot product (cosine for unit vectors), best first:
+    /// through the graph when the store has one (rows appended after it was built are scanned
+    /// exactly), else by an exact scan.
     pub fn search(&self, query: &[f32], k: usize) -> Vec<(u64, f32)> {
         let dim = self.meta.dim;
         if query.len() != dim || k == 0 || self.meta.count == 0 {
             return Vec::new();
         }
-        let rows = self.rows();
+        match &self.ann {
+            Some((ann, rows)) => {
+                let mut all: Vec<(f32, usize)> = ann
+                    .search(query, k, (2 * k).max(128))
+                    .into_iter()
+                    .map(|(r, s)| (s, r))
+                    .collect();
+                all.extend(self.scan(query, k, *rows));
+                all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                all.truncate(k);
+                all.into_iter().map(|(s, i)| (self.keys[i], s)).collect()
+            }
+            None => self
+                .scan(query, k, 0)
+                .into_iter()
+                .map(|(s, i)| (self.keys[i], s))
+                .collect(),
+        }
+    }
+
+    /// The `k` keys closest to `query` by an exact scan of every vector, best first.
+    pub fn search_exact(&self, query: &[f32], k: usize) -> Vec<(u64, f32)> {
+        if query.len() != self.meta.dim || k == 0 {
+            return Vec::new();
+        }
+        self.scan(query, k, 0)
+            .into_iter()
+            .map(|(s, i)| (self.keys[i], s))
+            .collect()
+    }
+
+    fn scan(&self, query: &[f32], k: usize, from: usize) -> Vec<(f32, usize)> {
+        let dim = self.meta.dim;
+        if from >= self.meta.count {
+            return Vec::new();
+        }
+        let rows = &self.rows()[from * dim..];
         let score_block = |start: usize, block: &[f32]| -> Vec<(f32, usize)> {
             let mut top = TopK::new(k);
             for (i, row) in block.chunks_exact(dim).enumerate() {
@@ -147,17 +226,17 @@ impl VectorStore {
             top.into_vec()
         };
         const BLOCK: usize = 4096;
-        let mut all: Vec<(f32, usize)> = if self.meta.count > 2 * BLOCK {
+        let mut all: Vec<(f32, usize)> = if self.meta.count - from > 2 * BLOCK {
             rows.par_chunks(BLOCK * dim)
                 .enumerate()
-                .flat_map_iter(|(b, block)| score_block(b * BLOCK, block))
+                .flat_map_iter(|(b, block)| score_block(from + b * BLOCK, block))
                 .collect()
         } else {
-            score_block(0, rows)
+            score_block(from, rows)
         };
         all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         all.truncate(k);
-        all.into_iter().map(|(s, i)| (self.keys[i], s)).collect()
+        all
     }
 }
 
@@ -224,7 +303,7 @@ impl TopK {
 
 /// Writes to the store; holds `vectors/.lock` so only one writer (in any process) runs at once.
 #[derive(Debug)]
-pub(crate) struct VectorWriter {
+pub struct VectorWriter {
     dir: PathBuf,
     meta: Meta,
     _lock: File,
@@ -264,6 +343,7 @@ impl VectorWriter {
                     dim,
                     generation,
                     count: 0,
+                    hnsw: None,
                 };
                 let (kp, dp) = VectorStore::files(dir, generation);
                 for p in [&kp, &dp] {
@@ -292,23 +372,66 @@ impl VectorWriter {
         write_atomic(&self.dir, &self.dir.join("meta.json"), &bytes)
     }
 
+    /// Removes files of other generations and of graphs not in use.
     fn remove_other_generations(&self) {
         let keep = (
             format!("g{}.keys", self.meta.generation),
             format!("g{}.f32", self.meta.generation),
         );
+        let graph = self
+            .meta
+            .hnsw
+            .as_ref()
+            .map(|h| format!("{}.hnsw.", h.basename));
         if let Ok(entries) = fs::read_dir(&self.dir) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with('g')
+                let old_rows = name.starts_with('g')
                     && (name.ends_with(".keys") || name.ends_with(".f32"))
                     && name != keep.0
-                    && name != keep.1
-                {
+                    && name != keep.1;
+                let old_graph = name.starts_with("hnsw-")
+                    && graph.as_ref().is_none_or(|g| !name.starts_with(g.as_str()));
+                if old_rows || old_graph {
                     let _ = fs::remove_file(e.path());
                 }
             }
         }
+    }
+
+    /// Builds (or rebuilds) the approximate-neighbour graph when the store has at least
+    /// `threshold` vectors and the graph is missing or covers less than 90% of them; drops it
+    /// below the threshold. Returns whether a graph was built.
+    pub fn ensure_index(&mut self, threshold: usize) -> Result<bool> {
+        let count = self.meta.count;
+        if count < threshold {
+            if self.meta.hnsw.take().is_some() {
+                self.publish()?;
+                self.remove_other_generations();
+            }
+            return Ok(false);
+        }
+        if let Some(h) = &self.meta.hnsw
+            && h.rows * 10 >= count * 9
+        {
+            return Ok(false);
+        }
+        let Some(store) = VectorStore::open_rows(&self.dir, &self.meta)? else {
+            return Ok(false);
+        };
+        let ann = Ann::build(store.rows(), self.meta.dim);
+        let basename = ann.dump(
+            &self.dir,
+            &format!("hnsw-g{}-{count}", self.meta.generation),
+        )?;
+        drop(store);
+        self.meta.hnsw = Some(HnswMeta {
+            basename,
+            rows: count,
+        });
+        self.publish()?;
+        self.remove_other_generations();
+        Ok(true)
     }
 
     /// Appends vectors and publishes them.
@@ -368,6 +491,7 @@ impl VectorWriter {
         let next = Meta {
             generation: self.meta.generation + 1,
             count: keep.len(),
+            hnsw: None,
             ..self.meta.clone()
         };
         let (kp, dp) = VectorStore::files(&self.dir, next.generation);
@@ -394,6 +518,11 @@ impl VectorWriter {
     /// Number of published vectors.
     pub fn len(&self) -> usize {
         self.meta.count
+    }
+
+    /// Whether no vector is published.
+    pub fn is_empty(&self) -> bool {
+        self.meta.count == 0
     }
 }
 
@@ -444,6 +573,61 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         assert!(!names.iter().any(|n| n.starts_with("g0.")), "{names:?}");
+    }
+
+    #[test]
+    fn hnsw_above_threshold_persists_and_covers_appended_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("vectors");
+        let mut w = VectorWriter::open(&d, "m", 32).unwrap();
+        // Clustered data, like real embeddings.
+        let mut seed = 7u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let centres: Vec<Vec<f32>> = (0..20).map(|_| (0..32).map(|_| rnd()).collect()).collect();
+        let mut make = |n: usize| -> Vec<Vec<f32>> {
+            (0..n)
+                .map(|i| {
+                    unit(
+                        &centres[i % 20]
+                            .iter()
+                            .map(|c| c + 0.3 * rnd())
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect()
+        };
+        let first = make(3000);
+        w.append(&(0..3000).collect::<Vec<u64>>(), &first).unwrap();
+        assert!(w.ensure_index(1000).unwrap());
+        assert!(
+            !w.ensure_index(1000).unwrap(),
+            "a fresh graph is not rebuilt"
+        );
+        // Appended after the build: found by the exact tail scan.
+        let extra = make(50);
+        w.append(&(10_000..10_050).collect::<Vec<u64>>(), &extra)
+            .unwrap();
+        drop(w);
+        let s = VectorStore::open(&d, "m").unwrap().unwrap();
+        assert!(s.is_approximate());
+        let mut hits = 0;
+        let mut total = 0;
+        for q in first.iter().step_by(100).chain(extra.iter().step_by(10)) {
+            let exact: HashSet<u64> = s.search_exact(q, 10).into_iter().map(|t| t.0).collect();
+            let approx: Vec<(u64, f32)> = s.search(q, 10);
+            assert_eq!(approx.len(), 10);
+            hits += approx.iter().filter(|t| exact.contains(&t.0)).count();
+            total += 10;
+        }
+        let recall = hits as f64 / total as f64;
+        assert!(recall >= 0.9, "recall@10 {recall}");
+        // A query equal to an appended vector finds it first.
+        assert_eq!(s.search(&extra[3], 1)[0].0, 10_003);
     }
 
     #[test]

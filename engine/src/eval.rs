@@ -1,0 +1,441 @@
+//! The quality harness: index a BEIR-format collection (`corpus.jsonl`, `queries.jsonl`,
+//! `qrels.tsv`) as a vault of one note per document, run every judged query, and report
+//! nDCG@10, MRR@10 and recall@100 per retrieval mode.
+//!
+//! Gains are the judgment grades as given (linear gain, as in trec_eval's `ndcg_cut`); grades ≤ 0
+//! count as not relevant.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::lexical::SearchOptions;
+use crate::query::{QueryOptions, SubQuery};
+use crate::vault::{Progress, Vault, VaultOptions};
+
+/// A retrieval mode to evaluate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalMode {
+    /// BM25 only (`search`).
+    Bm25,
+    /// Vectors only (`vsearch`).
+    Vector,
+    /// Lexical + vector fused (`query`).
+    Hybrid,
+}
+
+/// Figures for one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalScores {
+    /// The mode.
+    pub mode: EvalMode,
+    /// Judged queries run.
+    pub queries: usize,
+    /// Mean nDCG@10.
+    pub ndcg_at_10: f64,
+    /// Mean reciprocal rank of the first relevant document within the top 10.
+    pub mrr_at_10: f64,
+    /// Mean fraction of relevant documents found in the top 100.
+    pub recall_at_100: f64,
+    /// Mean wall time per query, in milliseconds (inside the engine).
+    pub ms_per_query: f64,
+}
+
+/// The three files of a BEIR-format collection.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalFiles<'a> {
+    /// `corpus.jsonl`: `{"_id", "title", "text"}` per line.
+    pub corpus: &'a Path,
+    /// `queries.jsonl`: `{"_id", "text"}` per line.
+    pub queries: &'a Path,
+    /// `qrels.tsv`: `query-id`, `corpus-id`, `score`, tab-separated, with a header.
+    pub qrels: &'a Path,
+}
+
+/// Fusion parameters for the hybrid mode.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EvalFusion {
+    /// RRF constant.
+    pub rrf_k: f32,
+    /// Weight of the lexical list.
+    pub lex_weight: f32,
+    /// Weight of the vector list.
+    pub vec_weight: f32,
+}
+
+impl Default for EvalFusion {
+    fn default() -> Self {
+        let q = QueryOptions::default();
+        EvalFusion {
+            rrf_k: q.rrf_k,
+            lex_weight: 1.0,
+            vec_weight: crate::query::DEFAULT_VEC_WEIGHT,
+        }
+    }
+}
+
+/// The collection evaluated.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    /// Documents indexed.
+    pub documents: usize,
+    /// Queries with at least one judgment.
+    pub judged_queries: usize,
+    /// One entry per mode run.
+    pub scores: Vec<EvalScores>,
+    /// The fusion parameters of the hybrid mode.
+    pub fusion: EvalFusion,
+    /// Seconds spent indexing (update) and embedding.
+    pub index_seconds: f64,
+    /// Seconds spent embedding (0 without a model).
+    pub embed_seconds: f64,
+}
+
+fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>> {
+    let f = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(serde_json::from_str(&line).map_err(|e| {
+            Error::invalid(
+                path.display().to_string(),
+                format!("line {}: not JSON: {e}", i + 1),
+            )
+        })?);
+    }
+    Ok(out)
+}
+
+/// `qrels.tsv`: `query-id corpus-id score` with a header line.
+fn read_qrels(path: &Path) -> Result<HashMap<String, HashMap<String, f64>>> {
+    let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut out: HashMap<String, HashMap<String, f64>> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 3 {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(Error::invalid(
+                path.display().to_string(),
+                format!("line {}: expected 3 tab-separated columns", i + 1),
+            ));
+        }
+        let Ok(score) = cols[2].trim().parse::<f64>() else {
+            if i == 0 {
+                continue; // header
+            }
+            return Err(Error::invalid(
+                path.display().to_string(),
+                format!("line {}: score {:?} is not a number", i + 1, cols[2]),
+            ));
+        };
+        out.entry(cols[0].trim().to_string())
+            .or_default()
+            .insert(cols[1].trim().to_string(), score);
+    }
+    Ok(out)
+}
+
+/// A file name for a document id (ids may hold any characters).
+fn note_name(id: &str) -> String {
+    let mut s: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    // Keep distinct ids distinct after sanitising.
+    if s != id {
+        s.push_str(&format!(
+            "-{:x}",
+            xxhash_rust::xxh3::xxh3_64(id.as_bytes()) & 0xffff_ffff
+        ));
+    }
+    s
+}
+
+/// nDCG@k with linear gains.
+fn ndcg(ranked: &[String], judged: &HashMap<String, f64>, k: usize) -> f64 {
+    let dcg: f64 = ranked
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, d)| judged.get(d).copied().unwrap_or(0.0).max(0.0) / ((i + 2) as f64).log2())
+        .sum();
+    let mut ideal: Vec<f64> = judged.values().copied().filter(|g| *g > 0.0).collect();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, g)| g / ((i + 2) as f64).log2())
+        .sum();
+    if idcg == 0.0 { 0.0 } else { dcg / idcg }
+}
+
+fn mrr(ranked: &[String], judged: &HashMap<String, f64>, k: usize) -> f64 {
+    ranked
+        .iter()
+        .take(k)
+        .position(|d| judged.get(d).is_some_and(|g| *g > 0.0))
+        .map_or(0.0, |i| 1.0 / (i + 1) as f64)
+}
+
+fn recall(ranked: &[String], judged: &HashMap<String, f64>, k: usize) -> f64 {
+    let relevant = judged.values().filter(|g| **g > 0.0).count();
+    if relevant == 0 {
+        return 0.0;
+    }
+    let found = ranked
+        .iter()
+        .take(k)
+        .filter(|d| judged.get(*d).is_some_and(|g| *g > 0.0))
+        .count();
+    found as f64 / relevant as f64
+}
+
+/// Runs the harness. `work_dir` must be an empty (or missing) folder: the vault is written there.
+/// Vector and hybrid modes need `embedder`.
+pub fn evaluate(
+    files: &EvalFiles<'_>,
+    modes: &[EvalMode],
+    embedder: Option<&dyn Embedder>,
+    fusion: &EvalFusion,
+    work_dir: &Path,
+    progress: &dyn Progress,
+) -> Result<EvalReport> {
+    if modes.iter().any(|m| *m != EvalMode::Bm25) && embedder.is_none() {
+        return Err(Error::invalid(
+            "mode",
+            "vector and hybrid modes need an embedding model",
+        ));
+    }
+    let docs = read_jsonl(files.corpus)?;
+    let qs = read_jsonl(files.queries)?;
+    let judgments = read_qrels(files.qrels)?;
+    fs::create_dir_all(work_dir).map_err(|e| Error::io(work_dir, e))?;
+    let mut id_of: HashMap<String, String> = HashMap::new();
+    for d in &docs {
+        let id = match &d["_id"] {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let name = note_name(&id);
+        let title = d["title"].as_str().unwrap_or("").trim();
+        let text = d["text"].as_str().unwrap_or("");
+        let mut body = String::new();
+        if !title.is_empty() {
+            body.push_str(&format!("# {}\n\n", title.replace('\n', " ")));
+        }
+        body.push_str(text);
+        body.push('\n');
+        let path = work_dir.join(format!("{name}.md"));
+        fs::write(&path, body).map_err(|e| Error::io(&path, e))?;
+        id_of.insert(format!("{name}.md"), id);
+    }
+    let t = Instant::now();
+    let vault = Vault::open(work_dir, VaultOptions::default())?;
+    vault.update(progress)?;
+    let index_seconds = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    if let Some(e) = embedder
+        && modes.iter().any(|m| *m != EvalMode::Bm25)
+    {
+        vault.embed(e, progress)?;
+    }
+    let embed_seconds = if embedder.is_some() {
+        t.elapsed().as_secs_f64()
+    } else {
+        0.0
+    };
+
+    let judged: Vec<(String, String, &HashMap<String, f64>)> = qs
+        .iter()
+        .filter_map(|q| {
+            let id = match &q["_id"] {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let text = q["text"].as_str()?.to_string();
+            judgments.get(&id).map(|j| (id, text, j))
+        })
+        .collect();
+    let mut scores = Vec::new();
+    for &mode in modes {
+        let mut sums = [0f64; 3];
+        let t = Instant::now();
+        progress.start(&format!("{mode:?}").to_lowercase(), judged.len() as u64);
+        for (_, text, judged) in &judged {
+            let opts = SearchOptions {
+                limit: 100,
+                all_chunks: false,
+            };
+            let paths: Vec<String> = match mode {
+                EvalMode::Bm25 => vault
+                    .search(text, &opts)?
+                    .into_iter()
+                    .map(|h| h.path)
+                    .collect(),
+                EvalMode::Vector => vault
+                    .vsearch(embedder.expect("checked above"), text, &opts)?
+                    .into_iter()
+                    .map(|h| h.path)
+                    .collect(),
+                EvalMode::Hybrid => {
+                    let qo = QueryOptions {
+                        limit: 100,
+                        candidates: 100,
+                        rrf_k: fusion.rrf_k,
+                        ..QueryOptions::default()
+                    };
+                    let mut subs = SubQuery::hybrid(text);
+                    subs[0].weight = fusion.lex_weight;
+                    subs[1].weight = fusion.vec_weight;
+                    vault
+                        .query(embedder, &subs, &qo)?
+                        .hits
+                        .into_iter()
+                        .map(|h| h.hit.path)
+                        .collect()
+                }
+            };
+            let ranked: Vec<String> = paths
+                .into_iter()
+                .filter_map(|p| id_of.get(&p).cloned())
+                .collect();
+            sums[0] += ndcg(&ranked, judged, 10);
+            sums[1] += mrr(&ranked, judged, 10);
+            sums[2] += recall(&ranked, judged, 100);
+            progress.advance(1);
+        }
+        progress.finish();
+        let n = judged.len().max(1) as f64;
+        scores.push(EvalScores {
+            mode,
+            queries: judged.len(),
+            ndcg_at_10: sums[0] / n,
+            mrr_at_10: sums[1] / n,
+            recall_at_100: sums[2] / n,
+            ms_per_query: t.elapsed().as_secs_f64() * 1000.0 / n,
+        });
+    }
+    Ok(EvalReport {
+        documents: docs.len(),
+        judged_queries: judged.len(),
+        scores,
+        fusion: *fusion,
+        index_seconds,
+        embed_seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(pairs: &[(&str, f64)]) -> HashMap<String, f64> {
+        pairs.iter().map(|(d, g)| (d.to_string(), *g)).collect()
+    }
+
+    fn r(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn metrics_on_known_cases() {
+        let judged = j(&[("a", 1.0), ("b", 1.0)]);
+        assert!((ndcg(&r(&["a", "b", "c"]), &judged, 10) - 1.0).abs() < 1e-12);
+        assert_eq!(ndcg(&r(&["x", "y"]), &judged, 10), 0.0);
+        // One relevant at rank 2 of two relevant: (1/log2(3)) / (1 + 1/log2(3)).
+        let expect = (1.0 / 3f64.log2()) / (1.0 + 1.0 / 3f64.log2());
+        assert!((ndcg(&r(&["x", "a"]), &judged, 10) - expect).abs() < 1e-12);
+        assert_eq!(mrr(&r(&["x", "y", "b"]), &judged, 10), 1.0 / 3.0);
+        assert_eq!(mrr(&r(&["x"]), &judged, 10), 0.0);
+        assert_eq!(recall(&r(&["a", "x"]), &judged, 100), 0.5);
+        // Graded: the higher grade first is ideal.
+        let graded = j(&[("a", 3.0), ("b", 1.0), ("n", 0.0)]);
+        assert!((ndcg(&r(&["a", "b"]), &graded, 10) - 1.0).abs() < 1e-12);
+        assert!(ndcg(&r(&["b", "a"]), &graded, 10) < 1.0);
+    }
+
+    #[test]
+    fn note_names_stay_distinct() {
+        assert_eq!(note_name("12345"), "12345");
+        assert_ne!(note_name("a/b"), note_name("a_b"));
+        assert_ne!(note_name("a/b"), note_name("a:b"));
+    }
+
+    #[test]
+    fn bm25_eval_on_a_tiny_collection() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(
+            d.join("corpus.jsonl"),
+            r#"{"_id":"d1","title":"Apples","text":"Apples are red fruit that grow on trees."}
+{"_id":"d2","title":"Rockets","text":"Rockets burn fuel to reach orbit."}
+{"_id":"d3","title":"Oranges","text":"Oranges are citrus fruit."}
+"#,
+        )
+        .unwrap();
+        fs::write(d.join("queries.jsonl"), "{\"_id\":\"q1\",\"text\":\"red apples\"}\n{\"_id\":\"q2\",\"text\":\"orbit fuel\"}\n{\"_id\":\"q3\",\"text\":\"unjudged\"}\n").unwrap();
+        fs::write(
+            d.join("qrels.tsv"),
+            "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t2\n",
+        )
+        .unwrap();
+        let (c, q, j) = (
+            d.join("corpus.jsonl"),
+            d.join("queries.jsonl"),
+            d.join("qrels.tsv"),
+        );
+        let files = EvalFiles {
+            corpus: &c,
+            queries: &q,
+            qrels: &j,
+        };
+        let r = evaluate(
+            &files,
+            &[EvalMode::Bm25],
+            None,
+            &EvalFusion::default(),
+            &d.join("vault"),
+            &crate::vault::NoProgress,
+        )
+        .unwrap();
+        assert_eq!(r.documents, 3);
+        assert_eq!(r.judged_queries, 2);
+        assert_eq!(r.scores[0].queries, 2);
+        assert!(
+            (r.scores[0].ndcg_at_10 - 1.0).abs() < 1e-9,
+            "{:?}",
+            r.scores
+        );
+        assert!((r.scores[0].mrr_at_10 - 1.0).abs() < 1e-9);
+        // Vector modes without a model are refused up front.
+        let e = evaluate(
+            &files,
+            &[EvalMode::Hybrid],
+            None,
+            &EvalFusion::default(),
+            &d.join("vault2"),
+            &crate::vault::NoProgress,
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+    }
+}
