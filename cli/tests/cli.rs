@@ -227,3 +227,101 @@ fn index_folder_can_live_elsewhere() {
     ]);
     assert!(!s["hits"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    let vs = v.to_str().unwrap();
+    ok(&["init", vs]);
+    ok(&["update", "--vault", vs]);
+    let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["query", "--vault", vs, "--json", "connection pool"])
+        .env("MINDEX_MODEL_DIR", dir.path().join("no-model"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!r["hits"].as_array().unwrap().is_empty());
+    assert_eq!(r["used"], serde_json::json!(["lex"]));
+    assert_eq!(r["notices"].as_array().unwrap().len(), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("note:").count(), 1, "{err}");
+    assert!(err.contains("setup-model.sh"), "{err}");
+    // vsearch and embed need the model: a clear error, exit 1.
+    for cmd in [
+        &["vsearch", "--vault", vs, "x"][..],
+        &["embed", "--vault", vs][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(cmd)
+            .env("MINDEX_MODEL_DIR", dir.path().join("no-model"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no model at"));
+    }
+    // Typed sub-queries without a free-text query.
+    let r = json(&[
+        "query", "--vault", vs, "--json", "--lex", "rollback", "--lex", "flag",
+    ]);
+    assert_eq!(r["subqueries"].as_array().unwrap().len(), 2);
+    assert!(!r["hits"].as_array().unwrap().is_empty());
+    let out = mindex(&["query", "--vault", vs], None);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn eval_bm25_on_a_tiny_beir_collection() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("corpus.jsonl"),
+        "{\"_id\":\"a\",\"title\":\"Apples\",\"text\":\"red fruit\"}\n{\"_id\":\"b\",\"title\":\"Rockets\",\"text\":\"orbit fuel\"}\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("queries.jsonl"),
+        "{\"_id\":\"q\",\"text\":\"rockets to orbit\"}\n",
+    )
+    .unwrap();
+    fs::write(d.join("qrels.tsv"), "query-id\tcorpus-id\tscore\nq\tb\t1\n").unwrap();
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let r = json(&[
+        "eval",
+        "--json",
+        "--mode",
+        "bm25",
+        "--corpus",
+        &p("corpus.jsonl"),
+        "--queries",
+        &p("queries.jsonl"),
+        "--qrels",
+        &p("qrels.tsv"),
+    ]);
+    assert_eq!(r["documents"], 2);
+    assert_eq!(r["scores"][0]["mode"], "bm25");
+    assert_eq!(r["scores"][0]["ndcg_at_10"], 1.0);
+    // A malformed qrels file is named in the error.
+    fs::write(d.join("bad.tsv"), "query-id\tcorpus-id\tscore\nq\tb\n").unwrap();
+    let out = mindex(
+        &[
+            "eval",
+            "--mode",
+            "bm25",
+            "--corpus",
+            &p("corpus.jsonl"),
+            "--queries",
+            &p("queries.jsonl"),
+            "--qrels",
+            &p("bad.tsv"),
+        ],
+        None,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.tsv"));
+}
