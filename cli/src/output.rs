@@ -338,6 +338,9 @@ impl Out {
                     e.fused_score,
                     parts.join(" + ")
                 );
+                if e.bonus > 0.0 {
+                    let _ = write!(line, " + top-rank bonus {:.2}", e.bonus);
+                }
                 if let (Some(r), Some(f)) = (e.rerank_score, e.final_score) {
                     let _ = write!(line, "; rerank {r:.3} -> final {f:.4}");
                 }

@@ -1,9 +1,11 @@
 //! Hybrid queries: lexical and vector sub-queries fused by weighted reciprocal rank fusion.
 //!
 //! Each sub-query yields a ranking of notes (best chunk per note). A note's fused score is
-//! `Σ weight / (k + rank)` over the rankings it appears in (rank from 1, `k` = 60 by default), so a
-//! note found by both paths beats one found by a single path at a similar rank, and a note that is
-//! not embedded yet still ranks through the lexical path.
+//! `Σ weight / (k + rank)` over the rankings it appears in (rank from 1, `k` = 60 by default), plus
+//! a top-rank bonus (+0.05 when some list ranks it first, +0.02 for second or third), so a note
+//! found by both paths beats one found by a single path at a similar rank, a retriever's confident
+//! first hit is not outvoted by notes that are middling everywhere, and a note that is not
+//! embedded yet still ranks through the lexical path.
 
 use std::collections::HashMap;
 
@@ -78,6 +80,10 @@ pub struct QueryOptions {
     pub candidates: usize,
     /// Attach an [`Explain`] to every hit.
     pub explain: bool,
+    /// Added to a note's fused score when its best rank in any list is 1 (`top_bonus[0]`), or 2-3
+    /// (`top_bonus[1]`): a retriever's confident first hit is not outvoted by notes that are
+    /// middling in every list (which happens with vague lexical matches in small vaults).
+    pub top_bonus: [f32; 2],
     /// Fused candidates the reranker reads (when a reranker is given).
     pub rerank_candidates: usize,
     /// Weight of the retrieval position against the reranker score:
@@ -92,6 +98,7 @@ impl Default for QueryOptions {
             rrf_k: 60.0,
             candidates: 50,
             explain: false,
+            top_bonus: [0.05, 0.02],
             rerank_candidates: 30,
             rerank_weight: 0.5,
         }
@@ -118,8 +125,10 @@ pub struct SourceRank {
 pub struct Explain {
     /// Every sub-query that found the note.
     pub sources: Vec<SourceRank>,
-    /// The fused (RRF) score.
+    /// The fused score: RRF plus the top-rank bonus.
     pub fused_score: f32,
+    /// The top-rank bonus included in `fused_score`.
+    pub bonus: f32,
     /// Rank after fusion (1 = best).
     pub fused_rank: usize,
     /// The reranker's score in [0, 1], when a reranker ran.
@@ -159,6 +168,7 @@ pub(crate) fn fuse(
 ) -> Vec<QueryHit> {
     struct Acc {
         score: f32,
+        best_rank: usize,
         best: f32,
         hit: Hit,
         sources: Vec<SourceRank>,
@@ -180,6 +190,7 @@ pub(crate) fn fuse(
             match by_path.get_mut(&h.path) {
                 Some(acc) => {
                     acc.score += contribution;
+                    acc.best_rank = acc.best_rank.min(rank);
                     if contribution > acc.best {
                         acc.best = contribution;
                         acc.hit = h.clone();
@@ -192,6 +203,7 @@ pub(crate) fn fuse(
                         h.path.clone(),
                         Acc {
                             score: contribution,
+                            best_rank: rank,
                             best: contribution,
                             hit: h.clone(),
                             sources: vec![source],
@@ -203,6 +215,14 @@ pub(crate) fn fuse(
         }
     }
     let mut all: Vec<Acc> = by_path.into_values().collect();
+    let bonus_of = |rank: usize| match rank {
+        1 => opts.top_bonus[0],
+        2 | 3 => opts.top_bonus[1],
+        _ => 0.0,
+    };
+    for acc in &mut all {
+        acc.score += bonus_of(acc.best_rank);
+    }
     all.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -215,6 +235,7 @@ pub(crate) fn fuse(
             acc.hit.score = acc.score;
             QueryHit {
                 explain: opts.explain.then(|| Explain {
+                    bonus: bonus_of(acc.best_rank),
                     sources: acc.sources,
                     fused_score: acc.score,
                     fused_rank: i + 1,
@@ -273,6 +294,7 @@ mod tests {
     fn rrf_rewards_agreement_and_keeps_single_list_order() {
         let opts = QueryOptions {
             explain: true,
+            top_bonus: [0.0, 0.0],
             ..QueryOptions::default()
         };
         let lex = vec![hit("a", 9.0), hit("b", 5.0), hit("c", 1.0)];
@@ -327,6 +349,37 @@ mod tests {
         assert_eq!(e.rerank_score, Some(1.0));
         assert_eq!(e.final_score, Some(0.75));
         assert_eq!(e.fused_rank, 2);
+    }
+
+    #[test]
+    fn top_rank_bonus_protects_a_confident_first_hit() {
+        // "top" is first for the vector list only; "mid" is middling in both lists.
+        let lists = [
+            (
+                0,
+                SubQueryKind::Lex,
+                1.0,
+                vec![hit("x", 1.0), hit("mid", 1.0)],
+            ),
+            (
+                1,
+                SubQueryKind::Vec,
+                2.0,
+                vec![hit("top", 1.0), hit("y", 1.0), hit("mid", 1.0)],
+            ),
+        ];
+        let plain = QueryOptions {
+            top_bonus: [0.0, 0.0],
+            ..QueryOptions::default()
+        };
+        assert_eq!(fuse(&lists, &plain)[0].hit.path, "mid");
+        let with = QueryOptions {
+            explain: true,
+            ..QueryOptions::default()
+        };
+        let fused = fuse(&lists, &with);
+        assert_eq!(fused[0].hit.path, "top");
+        assert_eq!(fused[0].explain.as_ref().unwrap().bonus, 0.05);
     }
 
     #[test]

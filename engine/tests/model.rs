@@ -185,7 +185,7 @@ mod vault {
         for (i, h) in r.hits.iter().enumerate() {
             let x = h.explain.as_ref().unwrap();
             assert_eq!(x.fused_rank, i + 1);
-            let sum: f32 = x.sources.iter().map(|s| s.contribution).sum();
+            let sum: f32 = x.sources.iter().map(|s| s.contribution).sum::<f32>() + x.bonus;
             assert!((sum - x.fused_score).abs() < 1e-6);
         }
         // Typed sub-queries: vector only.
