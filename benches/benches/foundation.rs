@@ -5,33 +5,12 @@
 //! `$MINDEX_BIN`); the baseline is `grep -rli WORD` over the same vault, measured in the same run.
 //! Environment: `MINDEX_BENCH_NOTES` (default 10000).
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use mindex::{NoProgress, SearchOptions, Vault, VaultOptions};
-use mindex_benches::{Rng, generate_vault, percentile};
-
-fn mindex_bin() -> anyhow::Result<PathBuf> {
-    if let Some(p) = std::env::var_os("MINDEX_BIN") {
-        return Ok(p.into());
-    }
-    // target/release/deps/foundation-xxxx → target/release/mindex
-    let exe = std::env::current_exe()?;
-    let candidate = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("mindex"))
-        .context("no parent")?;
-    if candidate.exists() {
-        return Ok(candidate);
-    }
-    bail!(
-        "release mindex binary not found at {}: run `cargo build --release -p mindex-cli` first or set MINDEX_BIN",
-        candidate.display()
-    )
-}
+use mindex_benches::{Rng, generate_vault, mindex_bin, percentile};
 
 /// Runs a command `n` times and returns sorted wall times in ms.
 fn time_runs(n: usize, mut make: impl FnMut(usize) -> Command) -> anyhow::Result<Vec<f64>> {

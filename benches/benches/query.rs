@@ -9,32 +9,12 @@
 //!
 //! `cargo build --release -p mindex-cli && cargo bench -p mindex-benches --bench query`
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use mindex::{BertEmbedder, Embedder, NoProgress, Vault, VaultOptions, VectorWriter, model_dir};
-use mindex_benches::{Rng, generate_vault, percentile};
-
-fn mindex_bin() -> anyhow::Result<PathBuf> {
-    if let Some(p) = std::env::var_os("MINDEX_BIN") {
-        return Ok(p.into());
-    }
-    let exe = std::env::current_exe()?;
-    let c = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("mindex"))
-        .context("no parent")?;
-    if c.exists() {
-        return Ok(c);
-    }
-    bail!(
-        "release mindex binary not found at {}: run `cargo build --release -p mindex-cli` or set MINDEX_BIN",
-        c.display()
-    )
-}
+use mindex_benches::{Rng, generate_vault, mindex_bin, percentile};
 
 fn main() -> anyhow::Result<()> {
     let notes: usize = std::env::var("MINDEX_BENCH_NOTES")

@@ -293,6 +293,30 @@ fn note_text(rng: &mut Rng, vocab: &[String], titles: &[String], i: usize) -> St
     s
 }
 
+/// The release `mindex` binary the whole-process benches run: `$MINDEX_BIN`, else the one built
+/// next to the running bench (`target/release/mindex`).
+pub fn mindex_bin() -> std::io::Result<PathBuf> {
+    if let Some(p) = std::env::var_os("MINDEX_BIN") {
+        return Ok(p.into());
+    }
+    // target/release/deps/<bench>-<hash> → target/release/mindex
+    let exe = std::env::current_exe()?;
+    let candidate = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("mindex"));
+    match candidate {
+        Some(c) if c.exists() => Ok(c),
+        c => Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "release mindex binary not found at {}: run `cargo build --release -p mindex-cli` first or set MINDEX_BIN",
+                c.map_or_else(|| "target/release".to_string(), |p| p.display().to_string())
+            ),
+        )),
+    }
+}
+
 /// Percentile of a sorted slice (nearest rank).
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
