@@ -325,3 +325,54 @@ fn eval_bm25_on_a_tiny_beir_collection() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.tsv"));
 }
+
+/// An unreadable note is a warning naming it, and the rest is indexed. Permissions do not stop
+/// root, so under root the update runs as `nobody` (through `setpriv`).
+#[cfg(unix)]
+#[test]
+fn unreadable_note_is_a_warning_and_the_rest_is_indexed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    fs::create_dir_all(&v).unwrap();
+    fs::write(v.join("ok.md"), "# Ok\nreadable words\n").unwrap();
+    fs::write(v.join("locked.md"), "# Locked\nsecret words\n").unwrap();
+    for p in [dir.path(), v.as_path()] {
+        fs::set_permissions(p, fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    fs::set_permissions(v.join("ok.md"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(v.join("locked.md"), fs::Permissions::from_mode(0o000)).unwrap();
+    // A copy of the binary inside the world-readable temp folder: the build folder may sit under a
+    // home that `nobody` cannot enter.
+    let bin_path = dir.path().join("mindex");
+    fs::copy(env!("CARGO_BIN_EXE_mindex"), &bin_path).unwrap();
+    fs::set_permissions(&bin_path, fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = bin_path.to_str().unwrap();
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let mut cmd = if is_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+        c
+    } else {
+        Command::new(bin)
+    };
+    let out = cmd
+        .args(["update", "--json", "--vault", v.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["notes"], 1);
+    let w = &r["warnings"][0];
+    assert_eq!(w["path"], "locked.md");
+    assert_eq!(w["kind"], "unreadable");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: locked.md: cannot read"));
+}
