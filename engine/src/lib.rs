@@ -61,7 +61,7 @@ pub use vault::{
     MultiGetItem, NoProgress, NoteText, Progress, Status, Vault, VaultOptions, VectorStatus,
     find_vault_root, parse_get_spec,
 };
-pub use vector::{VectorStore, VectorWriter};
+pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
 
 /// The version of this library.

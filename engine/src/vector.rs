@@ -26,6 +26,9 @@ use crate::state::write_atomic;
 mod hnsw;
 use hnsw::Ann;
 
+/// Default candidate list size of a graph search.
+pub const DEFAULT_EF_SEARCH: usize = 32;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Meta {
     model_id: String,
@@ -177,6 +180,12 @@ impl VectorStore {
     /// through the graph when the store has one (rows appended after it was built are scanned
     /// exactly), else by an exact scan.
     pub fn search(&self, query: &[f32], k: usize) -> Vec<(u64, f32)> {
+        self.search_with_ef(query, k, DEFAULT_EF_SEARCH)
+    }
+
+    /// [`VectorStore::search`] with the graph's candidate list size `ef` (at least `k`): larger
+    /// is slower and closer to exact. Ignored by the exact scan.
+    pub fn search_with_ef(&self, query: &[f32], k: usize, ef: usize) -> Vec<(u64, f32)> {
         let dim = self.meta.dim;
         if query.len() != dim || k == 0 || self.meta.count == 0 {
             return Vec::new();
@@ -184,7 +193,7 @@ impl VectorStore {
         match &self.ann {
             Some((ann, rows)) => {
                 let mut all: Vec<(f32, usize)> = ann
-                    .search(query, k, (2 * k).max(128))
+                    .search(query, k, ef.max(k))
                     .into_iter()
                     .map(|(r, s)| (s, r))
                     .collect();
