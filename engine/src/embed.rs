@@ -17,6 +17,10 @@ use tokenizers::{Tokenizer, TruncationParams};
 use crate::error::{Error, Result};
 use bert::{Bert, BertConfig, mean_pool_normalize};
 
+/// Token budget of one batch (texts × longest text). Measured on 256-token passages, 2 cores:
+/// 32-text batches ran 9.0 texts/s, ≤ 2,048-token batches 13.5 texts/s (less memory traffic).
+const BATCH_TOKENS: usize = 2048;
+
 /// Name of the default model (its folder name under the models directory).
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 
@@ -210,11 +214,7 @@ impl BertEmbedder {
             device,
             dim: config.hidden_size,
             max_tokens,
-            batch_tokens: std::env::var("MINDEX_EMBED_BATCH_TOKENS")
-                .ok()
-                .and_then(|b| b.parse().ok())
-                .filter(|&b| b > 0)
-                .unwrap_or(2048),
+            batch_tokens: BATCH_TOKENS,
             id: format!("{name}@{}", fingerprint(dir)?),
             dir: dir.to_path_buf(),
         })
@@ -273,18 +273,14 @@ impl Embedder for BertEmbedder {
             groups.push(&order[start..end]);
             start = end;
         }
-        let parallel = std::env::var("MINDEX_EMBED_PAR")
-            .map(|v| v != "0")
-            .unwrap_or(true);
-        let run = |group: &&[usize]| -> Result<Vec<Vec<f32>>> {
-            let encs: Vec<&tokenizers::Encoding> = group.iter().map(|&i| &encodings[i]).collect();
-            self.run_batch(&encs)
-        };
-        let results: Vec<Vec<Vec<f32>>> = if parallel {
-            groups.par_iter().map(run).collect::<Result<_>>()?
-        } else {
-            groups.iter().map(run).collect::<Result<_>>()?
-        };
+        let results: Vec<Vec<Vec<f32>>> = groups
+            .par_iter()
+            .map(|group| {
+                let encs: Vec<&tokenizers::Encoding> =
+                    group.iter().map(|&i| &encodings[i]).collect();
+                self.run_batch(&encs)
+            })
+            .collect::<Result<_>>()?;
         let mut out = vec![Vec::new(); texts.len()];
         for (group, vectors) in groups.iter().zip(results) {
             for (&i, v) in group.iter().zip(vectors) {
