@@ -34,8 +34,8 @@ echo
 echo "==> embedding (only chunks without a vector are embedded)"
 "$mindex" embed --vault "$vault"
 echo
-echo "==> mindex query \"why did the site go down\"   (hybrid: BM25 + vectors, fused)"
-"$mindex" query --vault "$vault" -n 3 "why did the site go down"
+echo "==> mindex query \"why did customers see errors\"   (hybrid: BM25 + vectors, fused)"
+"$mindex" query --vault "$vault" -n 3 "why did customers see errors"
 echo
 echo "==> mindex status"
 "$mindex" status --vault "$vault"

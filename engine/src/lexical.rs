@@ -1,6 +1,7 @@
 //! The BM25 index (tantivy): one document per chunk.
 //!
-//! Fields and boosts: title ×2, aliases ×2, headings ×1.5, tags ×1.5, path ×1, body ×1. Text is
+//! Fields and boosts: title ×2, aliases ×2, frontmatter description ×1.5, headings ×1.5, tags ×1.5,
+//! path ×1, body ×1. Text is
 //! lowercased, accent-folded, stripped of English stop words and stemmed. The note path is also kept as one raw term so a note's chunks
 //! are deleted together. All changes of one update are applied in a single tantivy commit, so a
 //! reader sees either the old index or the new one, never a mix.
@@ -30,6 +31,7 @@ pub(crate) struct Fields {
     path_text: Field,
     title: Field,
     aliases: Field,
+    description: Field,
     headings: Field,
     trail: Field,
     sections: Field,
@@ -40,6 +42,17 @@ pub(crate) struct Fields {
     chunk: Field,
     key: Field,
 }
+
+/// Lucene's English stop words, plus the question words and pronouns agents' natural-language
+/// queries are full of ("how do we …"), which otherwise match headings like "How we work".
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with", "how", "what", "why", "when", "where", "who",
+    "whom", "which", "do", "does", "did", "we", "our", "us", "i", "me", "my", "you", "your", "he",
+    "she", "his", "her", "its", "them", "can", "could", "should", "would", "has", "have", "had",
+    "been", "were", "am", "so",
+];
 
 /// The text analyzer of the searchable text fields.
 const ANALYZER: &str = "mindex_en";
@@ -56,9 +69,9 @@ fn register_analyzer(index: &Index) {
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
         .dynamic();
-    if let Some(stop) = StopWordFilter::new(Language::English) {
-        builder = builder.filter_dynamic(stop);
-    }
+    builder = builder.filter_dynamic(StopWordFilter::remove(
+        STOP_WORDS.iter().map(|w| w.to_string()),
+    ));
     let analyzer = builder
         .filter_dynamic(Stemmer::new(Language::English))
         .build();
@@ -84,6 +97,7 @@ fn schema() -> (Schema, Fields) {
         path_text: b.add_text_field("path_text", plain.clone()),
         title: b.add_text_field("title", text_stored.clone()),
         aliases: b.add_text_field("aliases", text.clone()),
+        description: b.add_text_field("description", text.clone()),
         headings: b.add_text_field("headings", text),
         trail: b.add_text_field("trail", STORED),
         sections: b.add_text_field("sections", STORED),
@@ -211,6 +225,7 @@ impl Lexical {
             vec![
                 fields.title,
                 fields.aliases,
+                fields.description,
                 fields.headings,
                 fields.tags,
                 fields.path_text,
@@ -219,6 +234,7 @@ impl Lexical {
         );
         parser_any.set_field_boost(fields.title, 2.0);
         parser_any.set_field_boost(fields.aliases, 2.0);
+        parser_any.set_field_boost(fields.description, 1.5);
         parser_any.set_field_boost(fields.headings, 1.5);
         parser_any.set_field_boost(fields.tags, 1.5);
         parser_any.set_field_boost(fields.path_text, 1.0);
@@ -570,6 +586,11 @@ impl LexicalWriter {
     pub fn add_note(&self, note: &Note, chunks: &[Chunk]) -> Result<()> {
         let f = &self.fields;
         let aliases = note.aliases.join("\n");
+        let description = note
+            .frontmatter
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or_default();
         let tags = note.tags.join(" ");
         let path_text = note
             .path
@@ -581,6 +602,7 @@ impl LexicalWriter {
                 f.path_text => path_text.as_str(),
                 f.title => note.title.as_str(),
                 f.aliases => aliases.as_str(),
+                f.description => description,
                 f.headings => c.headings.join("\n"),
                 f.trail => c.heading(),
                 f.sections => sections_field(c),
