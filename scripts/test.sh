@@ -9,6 +9,8 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
 echo "==> model (all-MiniLM-L6-v2, for the real-model tests)"
+# One definite folder for the installer and the tests, even where HOME is unset.
+export MINDEX_MODEL_DIR="${MINDEX_MODEL_DIR:-${XDG_DATA_HOME:-${HOME:-$PWD/.cache}/.local/share}/mindex/models/all-MiniLM-L6-v2}"
 ./scripts/setup-model.sh
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
