@@ -147,6 +147,14 @@ fn read_qrels(path: &Path) -> Result<HashMap<String, HashMap<String, f64>>> {
     Ok(out)
 }
 
+/// A BEIR `_id` as a string (some collections write numbers).
+fn beir_id(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// A file name for a document id (ids may hold any characters).
 fn note_name(id: &str) -> String {
     let mut s: String = id
@@ -231,10 +239,7 @@ pub fn evaluate(
     fs::create_dir_all(work_dir).map_err(|e| Error::io(work_dir, e))?;
     let mut id_of: HashMap<String, String> = HashMap::new();
     for d in &docs {
-        let id = match &d["_id"] {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
+        let id = beir_id(&d["_id"]);
         let name = note_name(&id);
         let title = d["title"].as_str().unwrap_or("").trim();
         let text = d["text"].as_str().unwrap_or("");
@@ -267,10 +272,7 @@ pub fn evaluate(
     let judged: Vec<(String, String, &HashMap<String, f64>)> = qs
         .iter()
         .filter_map(|q| {
-            let id = match &q["_id"] {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
+            let id = beir_id(&q["_id"]);
             let text = q["text"].as_str()?.to_string();
             judgments.get(&id).map(|j| (id, text, j))
         })

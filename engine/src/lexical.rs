@@ -359,12 +359,7 @@ impl Lexical {
                 let doc: TantivyDocument = store.get(doc_id)?;
                 let key = u64_of(&doc, f.key);
                 if seen.insert(key) {
-                    let text = embed_text(
-                        &text_of(&doc, f.title),
-                        &text_of(&doc, f.trail),
-                        &text_of(&doc, f.body),
-                    );
-                    out.push((key, text));
+                    out.push((key, self.doc_embed_text(&doc)));
                 }
             }
         }
@@ -375,24 +370,42 @@ impl Lexical {
     pub fn texts_for_keys(&self, keys: &[u64]) -> Result<Vec<Option<String>>> {
         self.refresh()?;
         let searcher = self.reader.searcher();
-        let f = &self.fields;
         keys.iter()
-            .map(|&key| {
-                let q = TermQuery::new(Term::from_field_u64(f.key, key), IndexRecordOption::Basic);
-                let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
-                match top.first() {
+            .map(
+                |&key| match self.docs_with_key(&searcher, key, 1)?.first() {
                     None => Ok(None),
-                    Some((_, addr)) => {
+                    Some(addr) => {
                         let doc: TantivyDocument = searcher.doc(*addr)?;
-                        Ok(Some(embed_text(
-                            &text_of(&doc, f.title),
-                            &text_of(&doc, f.trail),
-                            &text_of(&doc, f.body),
-                        )))
+                        Ok(Some(self.doc_embed_text(&doc)))
                     }
-                }
-            })
+                },
+            )
             .collect()
+    }
+
+    /// Up to `limit` live chunk documents whose content key is `key`.
+    fn docs_with_key(
+        &self,
+        searcher: &tantivy::Searcher,
+        key: u64,
+        limit: usize,
+    ) -> Result<Vec<tantivy::DocAddress>> {
+        let q = TermQuery::new(
+            Term::from_field_u64(self.fields.key, key),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher.search(&q, &TopDocs::with_limit(limit).order_by_score())?;
+        Ok(top.into_iter().map(|(_, addr)| addr).collect())
+    }
+
+    /// The text a stored chunk document was (or will be) embedded as.
+    fn doc_embed_text(&self, doc: &TantivyDocument) -> String {
+        let f = &self.fields;
+        embed_text(
+            &text_of(doc, f.title),
+            &text_of(doc, f.trail),
+            &text_of(doc, f.body),
+        )
     }
 
     /// Turns scored chunk keys (best first) into hits: the best chunk per note unless
@@ -404,9 +417,7 @@ impl Lexical {
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
         for &(key, score) in scored {
-            let q = TermQuery::new(Term::from_field_u64(f.key, key), IndexRecordOption::Basic);
-            let docs = searcher.search(&q, &TopDocs::with_limit(16).order_by_score())?;
-            for (_, addr) in docs {
+            for addr in self.docs_with_key(&searcher, key, 16)? {
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let path = text_of(&doc, f.path);
                 let chunk = if opts.all_chunks {

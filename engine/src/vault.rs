@@ -230,6 +230,19 @@ struct Decoded {
     warning: Option<Warning>,
 }
 
+impl Decoded {
+    /// The decoding warning (if any) followed by the parser's, as warnings about `rel`.
+    fn warnings_with(&self, rel: &str, parse_warnings: Vec<String>) -> Vec<Warning> {
+        let mut out: Vec<Warning> = self.warning.iter().cloned().collect();
+        out.extend(parse_warnings.into_iter().map(|message| Warning {
+            path: rel.to_string(),
+            kind: WarningKind::Frontmatter,
+            message,
+        }));
+        out
+    }
+}
+
 /// Reads a note file with the limits every surface applies: size, binary, UTF-8.
 fn read_note_file(rel: &str, abs: &Path, max_bytes: u64) -> std::result::Result<Decoded, Warning> {
     let warn = |kind, message: String| Warning {
@@ -309,12 +322,7 @@ fn load_file(
         return Loaded::Same { hash: decoded.hash };
     }
     let parsed = parse_note(&f.rel, &decoded.text);
-    let mut warnings: Vec<Warning> = decoded.warning.into_iter().collect();
-    warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
-        path: f.rel.clone(),
-        kind: WarningKind::Frontmatter,
-        message,
-    }));
+    let warnings = decoded.warnings_with(&f.rel, parsed.warnings);
     let mut chunks = chunk_note(&parsed.note, chunking);
     if chunks.is_empty() {
         // An empty note is still findable by its title, path, aliases and tags.
@@ -765,6 +773,16 @@ impl Vault {
         max_lines: Option<usize>,
     ) -> Result<NoteText> {
         let rel = self.resolve(spec)?;
+        self.read_note(rel, from_line, max_lines)
+    }
+
+    /// [`Vault::get`] for a path [`Vault::resolve`] already returned.
+    fn read_note(
+        &self,
+        rel: String,
+        from_line: Option<usize>,
+        max_lines: Option<usize>,
+    ) -> Result<NoteText> {
         let abs = self.root.join(&rel);
         let decoded =
             read_note_file(&rel, &abs, self.options.max_note_bytes).map_err(|w| match w.kind {
@@ -772,12 +790,7 @@ impl Vault {
                 _ => Error::invalid("path", w.to_string()),
             })?;
         let parsed = parse_note(&rel, &decoded.text);
-        let mut warnings: Vec<Warning> = decoded.warning.into_iter().collect();
-        warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
-            path: rel.clone(),
-            kind: WarningKind::Frontmatter,
-            message,
-        }));
+        let warnings = decoded.warnings_with(&rel, parsed.warnings);
         let lines: Vec<&str> = decoded.text.lines().collect();
         let total = lines.len();
         let start = from_line.unwrap_or(1).max(1);
@@ -840,7 +853,9 @@ impl Vault {
                 });
                 continue;
             }
-            match self.get(&p, None, None) {
+            // Every path here is already resolved: globs matched walked notes, names went through
+            // `resolve`.
+            match self.read_note(p.clone(), None, None) {
                 Ok(t) => out.push(MultiGetItem::Ok(t)),
                 Err(e) => out.push(MultiGetItem::Skipped {
                     path: p,
