@@ -27,12 +27,16 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod audit;
 mod chunk;
 mod embed;
 mod error;
+mod exposure;
 mod eval;
 mod init;
 mod lexical;
+mod manifest;
+mod memory;
 mod note;
 mod query;
 mod report;

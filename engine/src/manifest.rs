@@ -1,0 +1,1 @@
+//! `vault-manifest.json`: the fields the engine reads, parsed tolerantly.
