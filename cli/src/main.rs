@@ -34,6 +34,11 @@ struct Cli {
     #[arg(long, short, global = true)]
     quiet: bool,
 
+    /// The project asking (memory commands). Default: the `.mindex-project` (or `.om-project`)
+    /// file at the root of the current git repository, else that repository's folder name.
+    #[arg(long, global = true, env = "MINDEX_CALLER", value_name = "NAME")]
+    caller: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -136,6 +141,106 @@ enum Command {
     },
     /// What is indexed, what the last update did, and what changed on disk since.
     Status,
+    /// Record a lesson as a scoped memory (refused when it duplicates one or breaks the rules;
+    /// exit status 3 then).
+    Remember {
+        /// One line naming the lesson.
+        #[arg(long)]
+        title: String,
+        /// The lesson (at least 40 characters); `-` reads it from stdin.
+        #[arg(long)]
+        body: String,
+        /// Who it reaches: general (everyone), platform (--platforms), project (--projects, default
+        /// the caller's project).
+        #[arg(long, value_parser = ["general", "platform", "project"])]
+        scope: Option<String>,
+        /// Projects it reaches, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        projects: Vec<String>,
+        /// Platforms it reaches, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        platforms: Vec<String>,
+        /// How well it is established.
+        #[arg(long, value_parser = ["verified", "inferred", "unverified"])]
+        confidence: String,
+        /// How it was checked.
+        #[arg(long)]
+        verification: Option<String>,
+        /// Why a general lesson holds everywhere.
+        #[arg(long)]
+        generality: Option<String>,
+        /// A note to list under Related; repeatable.
+        #[arg(long = "link")]
+        links: Vec<String>,
+        /// The exact title of a memory this one corrects; repeatable.
+        #[arg(long)]
+        supersedes: Vec<String>,
+        /// Record even if a near-identical memory exists.
+        #[arg(long)]
+        force: bool,
+        /// Show what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// The memories that reach the caller, best first (ordered by QUERY when given).
+    Recall {
+        /// Order by relevance to this text (nothing visible is dropped).
+        query: Option<String>,
+        /// Maximum number of memories.
+        #[arg(long, short = 'n', default_value_t = mindex::DEFAULT_RECALL_LIMIT)]
+        limit: usize,
+        /// Say why each memory is visible, and count what is withheld and why.
+        #[arg(long)]
+        explain: bool,
+        /// Model folder (see `embed`); used when vectors exist.
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
+    },
+    /// File a note about work done (or a decision record) in the vault.
+    RecordWork {
+        /// The note's title.
+        #[arg(long)]
+        title: String,
+        /// What was done; `-` reads it from stdin.
+        #[arg(long)]
+        summary: String,
+        /// What changed; repeatable.
+        #[arg(long = "change")]
+        changes: Vec<String>,
+        /// A decision made; repeatable.
+        #[arg(long = "decision")]
+        decisions: Vec<String>,
+        /// Something learned; repeatable.
+        #[arg(long = "learned")]
+        learned: Vec<String>,
+        /// Something still open; repeatable.
+        #[arg(long = "open")]
+        open: Vec<String>,
+        /// A note that informed the work; repeatable.
+        #[arg(long = "informed-by")]
+        informed_by: Vec<String>,
+        /// How the work was verified.
+        #[arg(long)]
+        verification: Option<String>,
+        /// Folder inside an exposed root (default: projects/<caller>/, else the inbox).
+        #[arg(long)]
+        folder: Option<String>,
+        /// File a decision record instead of a dated note.
+        #[arg(long)]
+        decision_record: bool,
+        /// Show what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// A note's neighbourhood: the visible notes it links to and that link to it.
+    Expand {
+        /// A note title, label, path or vault:// URI.
+        note: String,
+    },
+    /// Vault hygiene over the index: orphan notes and broken wikilinks.
+    Audit,
+    /// What an agent session sees: caller, memory store, exposed roots, index; with warnings.
+    Health,
     /// Quality harness: index a BEIR-format collection in a temporary vault and report nDCG@10,
     /// MRR@10 and recall@100 per mode.
     Eval {
@@ -243,7 +348,30 @@ fn bar(cli: &Cli) -> Bar {
     }
 }
 
-fn run(cli: &Cli) -> anyhow::Result<()> {
+/// The caller's identity: `--caller`, else the current repository.
+fn caller(cli: &Cli, vault: &Vault) -> anyhow::Result<mindex::Caller> {
+    let c = match &cli.caller {
+        Some(name) => mindex::Caller::named(name)?,
+        None => mindex::Caller::from_cwd(&std::env::current_dir()?, vault.root()),
+    };
+    Ok(vault.identify(c))
+}
+
+/// Reads `-` as stdin.
+fn text_arg(s: &str) -> anyhow::Result<String> {
+    if s == "-" {
+        let mut buf = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)?;
+        Ok(buf)
+    } else {
+        Ok(s.to_string())
+    }
+}
+
+/// Exit status of a refused write.
+const EXIT_REFUSED: u8 = 3;
+
+fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let out = output::Out::new(cli.json);
     match &cli.command {
         Command::Init { dir, merge } => {
@@ -439,7 +567,126 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             let status = vault.status()?;
             out.status(&status)
         }
+        Command::Remember {
+            title,
+            body,
+            scope,
+            projects,
+            platforms,
+            confidence,
+            verification,
+            generality,
+            links,
+            supersedes,
+            force,
+            dry_run,
+        } => {
+            let vault = open(cli)?;
+            let who = caller(cli, &vault)?;
+            let input = mindex::MemoryInput {
+                title: title.clone(),
+                body: text_arg(body)?,
+                confidence: confidence.clone(),
+                verification: verification.clone(),
+                scope: scope.clone(),
+                generality: generality.clone(),
+                projects: projects.clone(),
+                platforms: platforms.clone(),
+                links: links.clone(),
+                supersedes: supersedes.clone(),
+                force: *force,
+                dry_run: *dry_run,
+                shape_errors: Vec::new(),
+            };
+            let r = vault.remember(&who, &input)?;
+            out.remember(&r)?;
+            if r.refusal.is_some() {
+                return Ok(ExitCode::from(EXIT_REFUSED));
+            }
+            Ok(())
+        }
+        Command::Recall {
+            query,
+            limit,
+            explain,
+            model,
+        } => {
+            let vault = open(cli)?;
+            let who = caller(cli, &vault)?;
+            // Vectors order the memories when both they and the model exist; otherwise BM25.
+            let embedder = if query.is_some() && vault.status()?.vectors.is_some() {
+                load_model(model.as_deref()).ok()
+            } else {
+                None
+            };
+            let r = vault.recall(
+                &who,
+                &mindex::RecallOptions {
+                    query: query.clone(),
+                    limit: *limit,
+                    explain: *explain,
+                },
+                embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
+            )?;
+            out.recall(&who, &r)
+        }
+        Command::RecordWork {
+            title,
+            summary,
+            changes,
+            decisions,
+            learned,
+            open: open_items,
+            informed_by,
+            verification,
+            folder,
+            decision_record,
+            dry_run,
+        } => {
+            let vault = open(cli)?;
+            let who = caller(cli, &vault)?;
+            let input = mindex::WorkInput {
+                title: title.clone(),
+                summary: text_arg(summary)?,
+                changes: changes.clone(),
+                decisions: decisions.clone(),
+                learned: learned.clone(),
+                open: open_items.clone(),
+                informed_by: informed_by.clone(),
+                verification: verification.clone(),
+                folder: folder.clone(),
+                kind: if *decision_record {
+                    mindex::WorkKind::Decision
+                } else {
+                    mindex::WorkKind::Note
+                },
+                dry_run: *dry_run,
+            };
+            let r = vault.record_work(&who, &input)?;
+            out.work(&r)?;
+            if r.refusal.is_some() {
+                return Ok(ExitCode::from(EXIT_REFUSED));
+            }
+            Ok(())
+        }
+        Command::Expand { note } => {
+            let vault = open(cli)?;
+            let e = vault.expand(note)?;
+            out.expand(&e)
+        }
+        Command::Audit => {
+            let vault = open(cli)?;
+            let a = vault.graph_audit()?;
+            out.audit(&a)
+        }
+        Command::Health => {
+            let vault = open(cli)?;
+            let who = caller(cli, &vault)?;
+            let h = vault.health(&who)?;
+            out.health(&h)
+        }
     }
+    .map(|()| ExitCode::SUCCESS)
 }
 
 /// Keeps large freed blocks in the heap instead of returning them to the OS: model inference
@@ -465,7 +712,7 @@ fn main() -> ExitCode {
     tune_allocator();
     let cli = Cli::parse();
     match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             output::error(cli.json, &e);
             ExitCode::FAILURE

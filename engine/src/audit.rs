@@ -1,1 +1,422 @@
 //! The audit log: one JSON line per agent-facing read or write, rotated at 5 MiB.
+//!
+//! Each line holds the caller's detail fields first and then `action`, `caller` and `at`, so a
+//! detail can never forge who did what or when. Logging never fails the operation it records:
+//! every error is swallowed, and nothing is created on disk before the first append.
+
+#![allow(
+    dead_code,
+    reason = "wired into the vault by the memory work alongside"
+)]
+
+use std::fs::{self, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+/// Size at which the live log is renamed to `<name>.1` before the next append (5 MiB).
+pub const AUDIT_ROTATE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// Keys the log writes itself; a detail with one of these names is dropped.
+const RESERVED: [&str; 3] = ["action", "caller", "at"];
+
+/// An append-only JSON-lines audit log with one rotated generation.
+#[derive(Debug, Clone)]
+pub struct AuditLog {
+    path: PathBuf,
+    rotate_bytes: u64,
+}
+
+impl AuditLog {
+    /// A log at `path` (by convention `<index_dir>/audit.jsonl`), rotated at [`AUDIT_ROTATE_BYTES`].
+    ///
+    /// Nothing is created until the first [`append`](Self::append).
+    pub fn new(path: PathBuf) -> AuditLog {
+        AuditLog::with_rotate_bytes(path, AUDIT_ROTATE_BYTES)
+    }
+
+    /// A log with a custom rotation size (for tests).
+    pub fn with_rotate_bytes(path: PathBuf, bytes: u64) -> AuditLog {
+        AuditLog {
+            path,
+            rotate_bytes: bytes,
+        }
+    }
+
+    /// The live log file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The rotated generation (`<name>.1`).
+    pub fn rotated_path(&self) -> PathBuf {
+        let mut name = self.path.as_os_str().to_os_string();
+        name.push(".1");
+        PathBuf::from(name)
+    }
+
+    /// Appends one line: the fields of `details` (an object; any other value is recorded under
+    /// `"detail"`, and `null` adds nothing), then `action`, `caller` (`"unknown"` when `None`)
+    /// and `at` (ISO-8601 UTC).
+    ///
+    /// The line goes out in one `write_all` on a file opened for appending, so lines from
+    /// concurrent processes do not interleave. The parent folder is created when missing. Any
+    /// error is swallowed.
+    pub fn append(&self, action: &str, caller: Option<&str>, details: Value) {
+        let line = render_line(action, caller, details, &iso_utc_now());
+        let _ = self.write_line(line.as_bytes());
+    }
+
+    fn write_line(&self, line: &[u8]) -> std::io::Result<()> {
+        if let Ok(meta) = fs::metadata(&self.path)
+            && meta.is_file()
+            && meta.len() >= self.rotate_bytes
+        {
+            // Another process may have rotated first; the append below still lands.
+            let _ = fs::rename(&self.path, self.rotated_path());
+        }
+        let open = || {
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+        };
+        let mut file = match open() {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                if let Some(parent) = self.path.parent()
+                    && !parent.as_os_str().is_empty()
+                {
+                    fs::create_dir_all(parent)?;
+                }
+                open()?
+            }
+            Err(e) => return Err(e),
+        };
+        file.write_all(line)
+    }
+}
+
+/// One log line, newline included; the reserved keys are written last, after the details.
+fn render_line(action: &str, caller: Option<&str>, details: Value, at: &str) -> String {
+    let fields = match details {
+        Value::Object(map) => map.into_iter().collect::<Vec<_>>(),
+        Value::Null => Vec::new(),
+        other => vec![("detail".to_string(), other)],
+    };
+    let mut out = String::from("{");
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string());
+    for (key, value) in fields {
+        if RESERVED.contains(&key.as_str()) {
+            continue;
+        }
+        let Ok(value) = serde_json::to_string(&value) else {
+            continue;
+        };
+        out.push_str(&quote(&key));
+        out.push(':');
+        out.push_str(&value);
+        out.push(',');
+    }
+    let caller = caller.unwrap_or("unknown");
+    out.push_str(&format!(
+        "\"action\":{},\"caller\":{},\"at\":{}}}\n",
+        quote(action),
+        quote(caller),
+        quote(at)
+    ));
+    out
+}
+
+/// The current time as ISO-8601 UTC with milliseconds, e.g. `2026-07-26T12:02:11.000Z`.
+pub fn iso_utc_now() -> String {
+    let ms = match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    };
+    iso_utc(ms)
+}
+
+/// Milliseconds since the Unix epoch as ISO-8601 UTC with milliseconds and a `Z`.
+pub fn iso_utc(unix_ms: i64) -> String {
+    const DAY_MS: i64 = 86_400_000;
+    let days = unix_ms.div_euclid(DAY_MS);
+    let in_day = unix_ms.rem_euclid(DAY_MS);
+    let (year, month, day) = civil_date(days);
+    let (secs, ms) = (in_day / 1000, in_day % 1000);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// The proleptic Gregorian (year, month 1-12, day 1-31) of a count of days since 1970-01-01.
+pub fn civil_date(days_since_epoch: i64) -> (i64, u32, u32) {
+    // Count from 2000-03-01: a 400-year cycle then starts right after a leap day, so every
+    // cycle, century and four-year block ends with its longest year.
+    const DAYS_1970_TO_2000_03_01: i64 = 11_017;
+    const CYCLE: i64 = 146_097; // days in 400 years
+    const CENTURY: i64 = 36_524; // days in 100 years starting in March, without the 400th leap day
+    const QUAD: i64 = 1_461; // days in 4 years starting in March
+    let since = days_since_epoch - DAYS_1970_TO_2000_03_01;
+    let cycles = since.div_euclid(CYCLE);
+    let mut rest = since.rem_euclid(CYCLE);
+    // The last century of a cycle has one day more; clamp so 29 Feb of year 400 stays in it.
+    let centuries = (rest / CENTURY).min(3);
+    rest -= centuries * CENTURY;
+    let quads = rest / QUAD;
+    rest -= quads * QUAD;
+    let years = (rest / 365).min(3);
+    rest -= years * 365;
+    // Months from March; February last so its length never matters.
+    const MONTH_DAYS: [i64; 12] = [31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 29];
+    let mut month_index = 0;
+    while month_index < 11 && rest >= MONTH_DAYS[month_index] {
+        rest -= MONTH_DAYS[month_index];
+        month_index += 1;
+    }
+    let mut year = 2000 + 400 * cycles + 100 * centuries + 4 * quads + years;
+    // month_index 0 is March; 10 and 11 (January, February) belong to the next year.
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        year += 1;
+        month_index - 9
+    };
+    (year, month as u32, rest as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lines(path: &Path) -> Vec<Value> {
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// Days since 1970-01-01 by counting, the slow and obvious way, for cross-checks.
+    fn days_by_counting(year: i64, month: u32, day: u32) -> i64 {
+        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let year_len = |y: i64| if leap(y) { 366 } else { 365 };
+        let mut days = 0i64;
+        if year >= 1970 {
+            for y in 1970..year {
+                days += year_len(y);
+            }
+        } else {
+            for y in year..1970 {
+                days -= year_len(y);
+            }
+        }
+        let lens = [
+            31,
+            if leap(year) { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
+        for len in &lens[..month as usize - 1] {
+            days += len;
+        }
+        days + i64::from(day) - 1
+    }
+
+    #[test]
+    fn civil_date_known_days() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(-1), (1969, 12, 31));
+        assert_eq!(civil_date(59), (1970, 3, 1));
+        assert_eq!(civil_date(11_016), (2000, 2, 29));
+        assert_eq!(civil_date(11_017), (2000, 3, 1));
+        assert_eq!(civil_date(20_660), (2026, 7, 26));
+        assert_eq!(civil_date(-719_468), (0, 3, 1));
+        assert_eq!(civil_date(2_932_896), (9999, 12, 31));
+    }
+
+    #[test]
+    fn civil_date_matches_counting_over_centuries() {
+        // Every day from 1599-01-01 to 2401-12-31 (covers 1600 and 2000 leap, 1700/1900/2100 not).
+        let mut expected = (1599i64, 1u32, 1u32);
+        let start = days_by_counting(1599, 1, 1);
+        let end = days_by_counting(2401, 12, 31);
+        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        for d in start..=end {
+            assert_eq!(civil_date(d), expected, "day {d}");
+            let (y, m, day) = expected;
+            let len = match m {
+                2 if leap(y) => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            expected = if day < len {
+                (y, m, day + 1)
+            } else if m < 12 {
+                (y, m + 1, 1)
+            } else {
+                (y + 1, 1, 1)
+            };
+        }
+        assert_eq!(days_by_counting(2026, 7, 26), 20_660);
+    }
+
+    #[test]
+    fn iso_utc_formats_milliseconds_and_z() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_utc(1_785_067_331_000), "2026-07-26T12:02:11.000Z");
+        assert_eq!(iso_utc(951_782_399_999), "2000-02-28T23:59:59.999Z");
+        assert_eq!(iso_utc(951_868_800_007), "2000-03-01T00:00:00.007Z");
+        assert_eq!(iso_utc(-1), "1969-12-31T23:59:59.999Z");
+        let now = iso_utc_now();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
+        assert!(now.as_str() > "2024-01-01", "{now}");
+    }
+
+    #[test]
+    fn one_line_per_action_with_action_caller_and_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::new(dir.path().join(".mindex/audit.jsonl"));
+        log.append(
+            "search",
+            Some("atlas"),
+            json!({"query": "deploy", "hits": 3}),
+        );
+        log.append("expand", None, json!({"path": "brain/x.md"}));
+        let got = lines(log.path());
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0]["action"], "search");
+        assert_eq!(got[0]["caller"], "atlas");
+        assert_eq!(got[0]["query"], "deploy");
+        assert_eq!(got[0]["hits"], 3);
+        assert_eq!(got[1]["action"], "expand");
+        assert_eq!(got[1]["caller"], "unknown");
+        let at = got[1]["at"].as_str().unwrap();
+        assert!(at.len() == 24 && at.ends_with('Z'), "{at}");
+    }
+
+    #[test]
+    fn details_cannot_forge_reserved_keys_and_come_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::new(dir.path().join("audit.jsonl"));
+        log.append(
+            "remember",
+            None,
+            json!({"action": "forged", "caller": "admin", "at": "1999", "zeta": 1}),
+        );
+        let text = fs::read_to_string(log.path()).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        assert!(!text.contains("forged") && !text.contains("admin") && !text.contains("1999"));
+        let v: Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(v["action"], "remember");
+        assert_eq!(v["caller"], "unknown");
+        // Detail keys precede the reserved ones on the line.
+        let zeta = text.find("\"zeta\"").unwrap();
+        assert!(zeta < text.find("\"action\"").unwrap());
+        assert!(text.find("\"action\"").unwrap() < text.find("\"caller\"").unwrap());
+        assert!(text.find("\"caller\"").unwrap() < text.find("\"at\"").unwrap());
+    }
+
+    #[test]
+    fn non_object_details_go_under_detail() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::new(dir.path().join("audit.jsonl"));
+        log.append("reason", Some("p"), json!("a note\nwith a newline"));
+        log.append("reason", Some("p"), json!([1, 2]));
+        log.append("reason", Some("p"), Value::Null);
+        let got = lines(log.path());
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0]["detail"], "a note\nwith a newline");
+        assert_eq!(got[1]["detail"], json!([1, 2]));
+        assert_eq!(got[2].as_object().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn nothing_is_created_before_the_first_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join(".mindex");
+        let log = AuditLog::new(index.join("audit.jsonl"));
+        assert_eq!(log.path(), index.join("audit.jsonl"));
+        assert!(!index.exists());
+        log.append("search", None, json!({}));
+        assert!(log.path().is_file());
+        assert!(!log.rotated_path().exists());
+    }
+
+    #[test]
+    fn an_unwritable_path_never_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        fs::write(&file, "x").unwrap();
+        // The parent is a file: neither mkdir -p nor open can succeed, even as root.
+        let log = AuditLog::new(file.join("sub/audit.jsonl"));
+        log.append("search", Some("p"), json!({"q": 1}));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "x");
+        // The log path is itself a folder.
+        let folder = dir.path().join("folder.jsonl");
+        fs::create_dir(&folder).unwrap();
+        AuditLog::with_rotate_bytes(folder.clone(), 1).append("search", None, json!({}));
+        assert!(folder.is_dir());
+    }
+
+    #[test]
+    fn rotation_keeps_one_generation_and_the_newest_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::with_rotate_bytes(dir.path().join("audit.jsonl"), 400);
+        for i in 0..40 {
+            log.append("search", Some("p"), json!({"i": i, "pad": "x".repeat(40)}));
+            let live = fs::metadata(log.path()).unwrap().len();
+            // At most one line past the cap.
+            assert!(live < 400 + 200, "live log grew to {live}");
+        }
+        assert!(log.rotated_path().is_file());
+        let live = lines(log.path());
+        assert_eq!(live.last().unwrap()["i"], 39);
+        let rotated = lines(&log.rotated_path());
+        // The rotated generation ends right before the live one starts.
+        assert_eq!(
+            rotated.last().unwrap()["i"].as_i64().unwrap() + 1,
+            live[0]["i"].as_i64().unwrap()
+        );
+        assert!(!dir.path().join("audit.jsonl.2").exists());
+        assert!(!dir.path().join("audit.jsonl.1.1").exists());
+    }
+
+    #[test]
+    fn concurrent_appends_never_interleave() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let path = path.clone();
+                s.spawn(move || {
+                    let log = AuditLog::new(path);
+                    for i in 0..50 {
+                        log.append(
+                            "search",
+                            Some("p"),
+                            json!({"t": t, "i": i, "pad": "y".repeat(300)}),
+                        );
+                    }
+                });
+            }
+        });
+        assert_eq!(lines(&path).len(), 400);
+    }
+}

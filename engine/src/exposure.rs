@@ -1,1 +1,1855 @@
 //! The exposure policy: which notes exist for, and may be read by, an agent surface.
+//!
+//! A note is served only when all of these hold:
+//! 1. its vault-relative path lies under an exposed root, matched on whole segments and
+//!    case-insensitively (`work/active` does not admit `work/active-secrets`);
+//! 2. its file name is not on the never-expose list (case-insensitive, whole name);
+//! 3. it is not private (a `private` tag item or `private: true` in its frontmatter, an
+//!    unreadable file, or a frontmatter block that never closes);
+//! 4. it is not under the memory root, which is removed from the roots whatever the manifest says;
+//! 5. after resolving symlinks it still lies inside the real path of the root it matched.
+//!
+//! [`Exposure::visible_files`] enumerates exactly the notes [`Exposure::may_read`] admits, so
+//! listing, search scoping and reads agree.
+
+#![allow(
+    dead_code,
+    reason = "wired into the vault by the memory work alongside"
+)]
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::fs::{self, File};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::manifest::{DEFAULT_MEMORY_ROOT, Manifest};
+
+/// Characters of a note read to judge privacy and to find aliases.
+const HEAD_CHARS: usize = 1200;
+/// Characters re-read when the frontmatter does not close within the head.
+const LONG_HEAD_CHARS: usize = 64_000;
+/// Characters read to find the `source:` line of a memory.
+const PROBE_CHARS: usize = 800;
+/// Folder depth walked below each root, and by memory-root discovery.
+const WALK_DEPTH: usize = 4;
+/// Roots used when the manifest neither declares nor derives any.
+const FALLBACK_ROOTS: [&str; 2] = ["brain", "reference"];
+/// Folders never walked by whole-vault walks (besides every dot entry).
+const SKIP_DIRS: [&str; 1] = ["node_modules"];
+
+/// Where the exposed roots came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootsSource {
+    /// Declared in `mcp_exposed_roots` (or handed in by the caller).
+    Manifest,
+    /// Derived from `user_content_roots`, keeping folders that exist.
+    Derived,
+    /// Neither gave a root: `brain` and `reference`.
+    Fallback,
+}
+
+/// Why a note may not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Denied {
+    /// The path is absolute, a drive or UNC path, or has a `..` segment.
+    Traversal,
+    /// The path is not under an exposed root (or passes through a hidden folder).
+    OutsideRoots,
+    /// The file name is on the never-expose list.
+    NeverExposed,
+    /// The note is marked private, is unreadable, or its frontmatter never closes.
+    Private,
+    /// The path is under the memory root.
+    MemoryRoot,
+    /// A symlink leads outside the root the path matched.
+    Escapes,
+    /// No such file (or a broken symlink).
+    Missing,
+    /// The path is not a markdown (`.md`) file.
+    NotMarkdown,
+}
+
+impl fmt::Display for Denied {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Denied::Traversal => "path leaves the vault",
+            Denied::OutsideRoots => "not under an exposed root",
+            Denied::NeverExposed => "file name is never exposed",
+            Denied::Private => "note is private",
+            Denied::MemoryRoot => "memories are read through recall, not as notes",
+            Denied::Escapes => "symlink leads outside its exposed root",
+            Denied::Missing => "no such note",
+            Denied::NotMarkdown => "not a markdown note",
+        })
+    }
+}
+
+/// A note an agent surface may see.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VisibleFile {
+    /// Vault-relative path with `/` separators, case and spaces as on disk.
+    pub rel: String,
+    /// The file name without `.md`.
+    pub label: String,
+    /// The exposed root the path matched.
+    pub scope: String,
+}
+
+/// The resolved exposure policy of one vault.
+#[derive(Debug, Clone)]
+pub struct Exposure {
+    vault_root: PathBuf,
+    roots: Vec<String>,
+    source: RootsSource,
+    never_expose: Vec<String>,
+    memory_root: String,
+}
+
+impl Exposure {
+    /// Resolves the policy from the manifest.
+    ///
+    /// Roots are, in order of preference: the cleaned `mcp_exposed_roots` when the manifest
+    /// declares any entry (not checked on disk; an explicit list that cleans to nothing exposes
+    /// nothing rather than widening to the derived roots); else the cleaned
+    /// `user_content_roots` that exist as folders; else `brain` and `reference`, keeping those
+    /// present (or both when neither is). `memory_root` and everything under it is always
+    /// removed. `mcp_never_expose` gives the withheld file names.
+    pub fn resolve(vault_root: &Path, manifest: &Manifest, memory_root: &str) -> Exposure {
+        let vault = canonical_or_given(vault_root);
+        let memory_root = clean_memory_root(memory_root);
+        let declared_raw = manifest.strings("mcp_exposed_roots");
+        let (roots, source) = if declared_raw.iter().any(|r| !r.trim().is_empty()) {
+            (
+                without_memory(clean_roots(&declared_raw), &memory_root),
+                RootsSource::Manifest,
+            )
+        } else {
+            let derived: Vec<String> = without_memory(
+                clean_roots(&manifest.strings("user_content_roots")),
+                &memory_root,
+            )
+            .into_iter()
+            .filter(|r| vault.join(r).is_dir())
+            .collect();
+            if !derived.is_empty() {
+                (derived, RootsSource::Derived)
+            } else {
+                let all: Vec<String> = without_memory(
+                    FALLBACK_ROOTS.iter().map(|s| s.to_string()).collect(),
+                    &memory_root,
+                );
+                let present: Vec<String> = all
+                    .iter()
+                    .filter(|r| vault.join(r).is_dir())
+                    .cloned()
+                    .collect();
+                (
+                    if present.is_empty() { all } else { present },
+                    RootsSource::Fallback,
+                )
+            }
+        };
+        Exposure {
+            vault_root: vault,
+            roots,
+            source,
+            never_expose: clean_never_expose(&manifest.strings("mcp_never_expose")),
+            memory_root,
+        }
+    }
+
+    /// A hand-built policy (source [`RootsSource::Manifest`]): the roots are cleaned like
+    /// manifest roots and the memory root is still removed.
+    pub fn with_roots(
+        vault_root: &Path,
+        roots: Vec<String>,
+        never_expose: Vec<String>,
+        memory_root: &str,
+    ) -> Exposure {
+        let memory_root = clean_memory_root(memory_root);
+        Exposure {
+            vault_root: canonical_or_given(vault_root),
+            roots: without_memory(clean_roots(&roots), &memory_root),
+            source: RootsSource::Manifest,
+            never_expose: clean_never_expose(&never_expose),
+            memory_root,
+        }
+    }
+
+    /// The vault root (canonical when it exists).
+    pub fn vault_root(&self) -> &Path {
+        &self.vault_root
+    }
+
+    /// The exposed roots, vault-relative, without the memory root.
+    pub fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
+    /// Where the roots came from.
+    pub fn source(&self) -> RootsSource {
+        self.source
+    }
+
+    /// The memory root this policy withholds.
+    pub fn memory_root(&self) -> &str {
+        &self.memory_root
+    }
+
+    /// The never-expose file names, lowercased.
+    pub fn never_expose(&self) -> &[String] {
+        &self.never_expose
+    }
+
+    /// The exposed root a vault-relative path lies under (whole segments, case-insensitive;
+    /// the most specific root when several match). `None` for an empty path, a path with `..`,
+    /// an absolute path, or a path under the memory root.
+    pub fn matched_root(&self, rel: &str) -> Option<&str> {
+        let segs = rel_segments(rel).ok()?;
+        if self.under_memory_root(&segs) {
+            return None;
+        }
+        self.match_segments(&segs)
+    }
+
+    /// Whether a file name (or the last segment of a path, `\` read as `/`) is never exposed.
+    pub fn is_never_exposed(&self, rel: &str) -> bool {
+        let name = last_segment(rel).to_lowercase();
+        !name.is_empty() && self.never_expose.contains(&name)
+    }
+
+    /// Checks all five conditions for a vault-relative path and returns the note's real
+    /// (symlink-resolved) absolute path.
+    ///
+    /// Refuses absolute, drive and UNC paths, `..` segments, hidden segments and non-`.md` paths.
+    pub fn may_read(&self, rel: &str) -> Result<PathBuf, Denied> {
+        self.check(
+            rel,
+            &RealPaths::new(&self.vault_root, &self.memory_root, &[]),
+        )
+    }
+
+    /// Every note the policy serves, sorted by path.
+    ///
+    /// Each root is walked to depth 4, skipping dot entries. A symlink is followed only when
+    /// its real path lies inside the root's real path; broken links are skipped. Private and
+    /// never-exposed notes are left out, and every file listed passes [`Exposure::may_read`].
+    pub fn visible_files(&self) -> Vec<VisibleFile> {
+        let mut candidates: BTreeMap<String, ()> = BTreeMap::new();
+        for root in &self.roots {
+            let Ok(root_real) = fs::canonicalize(self.vault_root.join(root)) else {
+                continue;
+            };
+            walk_root(&self.vault_root, root, &root_real, &mut |rel| {
+                candidates.insert(rel, ());
+            });
+        }
+        let reals = RealPaths::new(&self.vault_root, &self.memory_root, &self.roots);
+        let rels: Vec<String> = candidates.into_keys().collect();
+        rels.into_par_iter()
+            .filter_map(|rel| {
+                self.check(&rel, &reals).ok()?;
+                let scope = self.matched_root(&rel)?.to_string();
+                let name = last_segment(&rel);
+                let label = name[..name.len() - 3].to_string();
+                Some(VisibleFile { rel, label, scope })
+            })
+            .collect()
+    }
+
+    /// The names a memory may link to: every visible file's label plus the aliases in the
+    /// first 1200 characters of its frontmatter (block or inline form, YAML-unquoted), all
+    /// lowercased. An unreadable file still contributes its label.
+    pub fn resolvable_names(&self, files: &[VisibleFile]) -> HashSet<String> {
+        files
+            .par_iter()
+            .flat_map_iter(|f| {
+                let mut names = vec![f.label.to_lowercase()];
+                if let Some(head) = read_head(&self.vault_root.join(&f.rel), HEAD_CHARS)
+                    && let Some(fm) = frontmatter_of(&head)
+                {
+                    for key in ["aliases", "alias"] {
+                        names.extend(
+                            yaml_list_field(fm.text, key)
+                                .into_iter()
+                                .map(|a| a.to_lowercase()),
+                        );
+                    }
+                }
+                names.into_iter().filter(|n| !n.is_empty())
+            })
+            .collect()
+    }
+
+    fn check(&self, rel: &str, reals: &RealPaths) -> Result<PathBuf, Denied> {
+        let segs = rel_segments(rel)?;
+        let name = *segs.last().ok_or(Denied::Missing)?;
+        if !is_markdown_name(name) {
+            return Err(Denied::NotMarkdown);
+        }
+        if self.under_memory_root(&segs) {
+            return Err(Denied::MemoryRoot);
+        }
+        let root = self.match_segments(&segs).ok_or(Denied::OutsideRoots)?;
+        // Hidden entries below the root are never walked, so never served either.
+        if segs[root.split('/').count()..]
+            .iter()
+            .any(|s| s.starts_with('.'))
+        {
+            return Err(Denied::OutsideRoots);
+        }
+        if self.is_never_exposed(name) {
+            return Err(Denied::NeverExposed);
+        }
+        let real =
+            fs::canonicalize(self.vault_root.join(segs.join("/"))).map_err(|_| Denied::Missing)?;
+        let root_real = reals.root(&self.vault_root, root).ok_or(Denied::Missing)?;
+        let inside = real.strip_prefix(&root_real).map_err(|_| Denied::Escapes)?;
+        // The target must itself be a visible note: not hidden, markdown, not never-exposed.
+        if inside
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        {
+            return Err(Denied::OutsideRoots);
+        }
+        let real_name = real
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !is_markdown_name(&real_name) {
+            return Err(Denied::NotMarkdown);
+        }
+        if self.is_never_exposed(&real_name) {
+            return Err(Denied::NeverExposed);
+        }
+        if let Some(mem_real) = &reals.memory
+            && real.starts_with(mem_real)
+        {
+            return Err(Denied::MemoryRoot);
+        }
+        if note_is_private(&real) {
+            return Err(Denied::Private);
+        }
+        Ok(real)
+    }
+
+    fn under_memory_root(&self, segs: &[&str]) -> bool {
+        let mem: Vec<&str> = self.memory_root.split('/').collect();
+        starts_with_segments(segs, &mem)
+    }
+
+    fn match_segments(&self, segs: &[&str]) -> Option<&str> {
+        self.roots
+            .iter()
+            .filter(|root| {
+                let root_segs: Vec<&str> = root.split('/').collect();
+                starts_with_segments(segs, &root_segs)
+            })
+            .max_by_key(|root| root.split('/').count())
+            .map(String::as_str)
+    }
+}
+
+/// Real paths of the roots and of the memory root, resolved once per batch of checks.
+#[derive(Debug, Clone)]
+struct RealPaths {
+    roots: HashMap<String, Option<PathBuf>>,
+    memory: Option<PathBuf>,
+}
+
+impl RealPaths {
+    /// Resolves `roots` up front; other roots are resolved on each lookup.
+    fn new(vault: &Path, memory_root: &str, roots: &[String]) -> RealPaths {
+        RealPaths {
+            roots: roots
+                .iter()
+                .map(|r| (r.clone(), fs::canonicalize(vault.join(r)).ok()))
+                .collect(),
+            memory: fs::canonicalize(vault.join(memory_root)).ok(),
+        }
+    }
+
+    fn root(&self, vault: &Path, root: &str) -> Option<PathBuf> {
+        match self.roots.get(root) {
+            Some(real) => real.clone(),
+            None => fs::canonicalize(vault.join(root)).ok(),
+        }
+    }
+}
+
+/// Cleans root entries from the manifest.
+///
+/// Trims; drops a leading `./`; reads `\` as `/`; strips edge slashes; drops entries with `.` or
+/// `..` segments. An entry without a glob is kept as a path prefix. A glob in the last segment
+/// of a multi-segment entry without a trailing slash (`brain/*.md`) becomes its parent folder;
+/// a folder glob (`perf/h*-*/`, `a/*/b`) or a leading glob (`*/x`, `*.md`) is dropped.
+/// Duplicates (case-insensitive) are removed, keeping the first.
+pub fn clean_roots(entries: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for entry in entries {
+        let mut s = entry.trim().replace('\\', "/");
+        while let Some(rest) = s.strip_prefix("./") {
+            s = rest.to_string();
+        }
+        let folder_only = s.ends_with('/');
+        let segs: Vec<&str> = s.split('/').filter(|seg| !seg.is_empty()).collect();
+        if segs.is_empty() || segs.iter().any(|seg| *seg == "." || *seg == "..") {
+            continue;
+        }
+        let cleaned = match segs.iter().position(|seg| is_glob(seg)) {
+            None => segs.join("/"),
+            Some(i) if i > 0 && i == segs.len() - 1 && !folder_only => segs[..i].join("/"),
+            Some(_) => continue,
+        };
+        if !out
+            .iter()
+            .any(|r| r.to_lowercase() == cleaned.to_lowercase())
+        {
+            out.push(cleaned);
+        }
+    }
+    out
+}
+
+/// Whether a head window marks a note private.
+///
+/// Only a leading frontmatter block counts (a note without one is public, and a `---` rule in
+/// the body is not frontmatter). Inside it, a line that is exactly `private` or `- private`
+/// (a tags item, quotes and `#` allowed), a line starting with `private: true`, or a `tags:`
+/// line whose inline list holds `private` marks the note. A block that opens but does not
+/// close within the window also counts as private here; [`note_is_private`] re-reads a longer
+/// window before deciding.
+pub fn is_private(head: &str) -> bool {
+    !matches!(scan_head(head), HeadVerdict::Public)
+}
+
+/// Whether the note at `path` must be withheld as private.
+///
+/// Reads the first 1200 characters; when the frontmatter opens but does not close there, reads
+/// the first 64,000 and withholds the note if a marker is found or the block still does not
+/// close. A path that is not a readable regular file is private.
+pub fn note_is_private(path: &Path) -> bool {
+    let Some(head) = read_head(path, HEAD_CHARS) else {
+        return true;
+    };
+    match scan_head(&head) {
+        HeadVerdict::Public => false,
+        HeadVerdict::Private => true,
+        HeadVerdict::Unclosed => match read_head(path, LONG_HEAD_CHARS) {
+            Some(long) => !matches!(scan_head(&long), HeadVerdict::Public),
+            None => true,
+        },
+    }
+}
+
+/// The `platforms` of the caller's project note: the first `<project>.md` (case-insensitive)
+/// found anywhere in the vault, skipping dot entries, `node_modules` and the memory root. The
+/// whole file is read and `platforms` taken from its YAML frontmatter, as a list or a lone
+/// string. No project, no note, or no key gives an empty list.
+pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> Vec<String> {
+    let project = project.trim();
+    if project.is_empty() || project.contains(['/', '\\']) {
+        return Vec::new();
+    }
+    let Some(path) = find_note_named(vault_root, memory_root, project) else {
+        return Vec::new();
+    };
+    let Ok(bytes) = fs::read(&path) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(fm) = frontmatter_of(&text).filter(|fm| fm.closed) else {
+        return Vec::new();
+    };
+    let items: Vec<String> = match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(fm.text) {
+        Ok(doc) => match doc.get("platforms") {
+            Some(serde_yaml_ng::Value::Sequence(items)) => {
+                items.iter().filter_map(yaml_scalar_string).collect()
+            }
+            Some(v) => yaml_scalar_string(v).into_iter().collect(),
+            None => Vec::new(),
+        },
+        // Frontmatter that is not valid YAML: read the key with the line-based reader.
+        Err(_) => yaml_list_field(fm.text, "platforms"),
+    };
+    items
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Where the agent memories of a vault actually live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemoryRootInfo {
+    /// The top-level folder holding the most agent memories, or the configured root.
+    pub root: String,
+    /// `"configured"` when `root` is the configured root, else `"discovered"`.
+    pub source: &'static str,
+    /// Agent memories found under `root`.
+    pub memories: usize,
+    /// Whether `root` differs from the configured root.
+    pub healed: bool,
+    /// Every top-level folder holding agent memories, with its count, when there are several
+    /// (empty otherwise), in the order first met.
+    pub split: Vec<(String, usize)>,
+}
+
+/// Finds the memory root by content: walks the vault to depth 4 (skipping dot entries and
+/// `node_modules`, not following symlinks), counts notes whose leading frontmatter (probed in
+/// the first 800 characters) has a `source: mcp-capture` line (the value may be quoted), and
+/// groups them by top-level folder. Notes at the vault root and human notes never move the root.
+pub fn discover_memory_root(vault_root: &Path, configured: &str) -> MemoryRootInfo {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    walk_markdown(vault_root, WALK_DEPTH, &mut |rel, abs| {
+        let Some((top, _)) = rel.split_once('/') else {
+            return false;
+        };
+        if read_head(abs, PROBE_CHARS).is_some_and(|head| is_agent_capture(&head)) {
+            match counts.iter_mut().find(|(r, _)| r == top) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((top.to_string(), 1)),
+            }
+        }
+        false
+    });
+    let Some((root, memories)) = counts
+        .iter()
+        .fold(None::<&(String, usize)>, |best, c| match best {
+            Some(b) if b.1 >= c.1 => Some(b),
+            _ => Some(c),
+        })
+        .cloned()
+    else {
+        return MemoryRootInfo {
+            root: configured.to_string(),
+            source: "configured",
+            memories: 0,
+            healed: false,
+            split: Vec::new(),
+        };
+    };
+    let healed = root != configured;
+    MemoryRootInfo {
+        source: if healed { "discovered" } else { "configured" },
+        healed,
+        memories,
+        split: if counts.len() > 1 { counts } else { Vec::new() },
+        root,
+    }
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+fn canonical_or_given(p: &Path) -> PathBuf {
+    fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The memory root as `/`-separated segments; anything unusable becomes the default.
+fn clean_memory_root(memory_root: &str) -> String {
+    let s = memory_root.trim().replace('\\', "/");
+    let segs: Vec<&str> = s
+        .split('/')
+        .filter(|seg| !seg.is_empty() && *seg != ".")
+        .collect();
+    if segs.is_empty() || segs.contains(&"..") {
+        DEFAULT_MEMORY_ROOT.to_string()
+    } else {
+        segs.join("/")
+    }
+}
+
+fn without_memory(roots: Vec<String>, memory_root: &str) -> Vec<String> {
+    let mem: Vec<&str> = memory_root.split('/').collect();
+    roots
+        .into_iter()
+        .filter(|r| {
+            let segs: Vec<&str> = r.split('/').collect();
+            !starts_with_segments(&segs, &mem)
+        })
+        .collect()
+}
+
+fn clean_never_expose(entries: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in entries {
+        let name = last_segment(e.trim()).trim().to_lowercase();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Whether `path` starts with all of `prefix`, segment by segment, ignoring case.
+fn starts_with_segments(path: &[&str], prefix: &[&str]) -> bool {
+    path.len() >= prefix.len()
+        && path
+            .iter()
+            .zip(prefix)
+            .all(|(a, b)| a.to_lowercase() == b.to_lowercase())
+}
+
+/// A vault-relative path as segments (`\` read as `/`, empty and `.` segments dropped).
+fn rel_segments(rel: &str) -> Result<Vec<&str>, Denied> {
+    if rel.contains('\0') {
+        return Err(Denied::Traversal);
+    }
+    let bytes = rel.as_bytes();
+    if rel.starts_with(['/', '\\']) {
+        return Err(Denied::Traversal); // absolute or UNC
+    }
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Err(Denied::Traversal); // drive path, or a drive-relative one
+    }
+    let segs: Vec<&str> = rel
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    if segs.contains(&"..") {
+        return Err(Denied::Traversal);
+    }
+    if segs.is_empty() {
+        return Err(Denied::Missing);
+    }
+    Ok(segs)
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+fn is_markdown_name(name: &str) -> bool {
+    name.len() > 3
+        && name.is_char_boundary(name.len() - 3)
+        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+}
+
+fn is_glob(seg: &str) -> bool {
+    seg.contains(['*', '?', '[', ']', '{', '}'])
+}
+
+/// Walks one exposed root, reporting the vault-relative path of every `.md` file.
+fn walk_root(vault: &Path, root: &str, root_real: &Path, found: &mut dyn FnMut(String)) {
+    let mut seen: HashSet<PathBuf> = HashSet::from([root_real.to_path_buf()]);
+    let mut stack: Vec<(PathBuf, String, usize)> = vec![(vault.join(root), root.to_string(), 0)];
+    while let Some((dir, rel_dir, depth)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name_os = entry.file_name();
+            let Some(name) = name_os.to_str() else {
+                continue;
+            };
+            // A `\` in a name would read as a separator in the policy checks.
+            if name.starts_with('.') || name.contains('\\') {
+                continue;
+            }
+            let path = entry.path();
+            let rel = format!("{rel_dir}/{name}");
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let (is_dir, is_file) = if meta.file_type().is_symlink() {
+                let Ok(real) = fs::canonicalize(&path) else {
+                    continue; // broken link
+                };
+                if !real.starts_with(root_real) {
+                    continue;
+                }
+                let Ok(target) = fs::metadata(&real) else {
+                    continue;
+                };
+                if target.is_dir() && !seen.insert(real) {
+                    continue; // a loop, or a folder already walked
+                }
+                (target.is_dir(), target.is_file())
+            } else {
+                (meta.is_dir(), meta.is_file())
+            };
+            if is_dir {
+                if depth < WALK_DEPTH {
+                    stack.push((path, rel, depth + 1));
+                }
+            } else if is_file && is_markdown_name(name) {
+                found(rel);
+            }
+        }
+    }
+}
+
+/// Walks the vault to `max_depth` in name order without following symlinks, skipping dot
+/// entries and `node_modules`; calls `visit(rel, abs)` for each `.md` file until it returns true.
+fn walk_markdown(
+    vault: &Path,
+    max_depth: usize,
+    visit: &mut dyn FnMut(&str, &Path) -> bool,
+) -> bool {
+    fn go(
+        dir: &Path,
+        rel_dir: &str,
+        depth: usize,
+        max_depth: usize,
+        visit: &mut dyn FnMut(&str, &Path) -> bool,
+    ) -> bool {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return false;
+        };
+        let mut entries: Vec<(String, PathBuf, fs::FileType)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let ft = e.file_type().ok()?;
+                Some((name, e.path(), ft))
+            })
+            .filter(|(name, _, _)| !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, path, ft) in entries {
+            let rel = if rel_dir.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel_dir}/{name}")
+            };
+            if ft.is_dir() {
+                if depth < max_depth && go(&path, &rel, depth + 1, max_depth, visit) {
+                    return true;
+                }
+            } else if ft.is_file() && is_markdown_name(&name) && visit(&rel, &path) {
+                return true;
+            }
+        }
+        false
+    }
+    go(vault, "", 0, max_depth, visit)
+}
+
+/// The first `<name>.md` (case-insensitive) in the whole vault, outside the memory root.
+fn find_note_named(vault: &Path, memory_root: &str, name: &str) -> Option<PathBuf> {
+    let wanted = format!("{name}.md").to_lowercase();
+    let mem: Vec<String> = clean_memory_root(memory_root)
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    let mem: Vec<&str> = mem.iter().map(String::as_str).collect();
+    let mut found = None;
+    walk_markdown(vault, usize::MAX, &mut |rel, abs| {
+        let segs: Vec<&str> = rel.split('/').collect();
+        if starts_with_segments(&segs, &mem) {
+            return false;
+        }
+        if last_segment(rel).to_lowercase() == wanted {
+            found = Some(abs.to_path_buf());
+            return true;
+        }
+        false
+    });
+    found
+}
+
+/// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
+fn read_head(path: &Path, chars: usize) -> Option<String> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    File::open(path)
+        .ok()?
+        .take((chars * 4) as u64)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    Some(match text.char_indices().nth(chars) {
+        Some((cut, _)) => text[..cut].to_string(),
+        None => text.into_owned(),
+    })
+}
+
+/// The leading frontmatter block of a text.
+struct Frontmatter<'a> {
+    /// The lines between the fences (to the end of the text when unclosed).
+    text: &'a str,
+    /// Whether a closing `---` (or `...`) line was found.
+    closed: bool,
+}
+
+fn frontmatter_of(text: &str) -> Option<Frontmatter<'_>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first_end = text.find('\n').unwrap_or(text.len());
+    if text[..first_end].trim_end() != "---" {
+        return None;
+    }
+    let body_start = (first_end + 1).min(text.len());
+    let rest = &text[body_start..];
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed == "..." {
+            return Some(Frontmatter {
+                text: &rest[..offset],
+                closed: true,
+            });
+        }
+        offset += line.len();
+    }
+    Some(Frontmatter {
+        text: rest,
+        closed: false,
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeadVerdict {
+    Public,
+    Private,
+    Unclosed,
+}
+
+fn scan_head(head: &str) -> HeadVerdict {
+    let Some(fm) = frontmatter_of(head) else {
+        return HeadVerdict::Public;
+    };
+    if fm.text.lines().any(is_private_line) {
+        HeadVerdict::Private
+    } else if fm.closed {
+        HeadVerdict::Public
+    } else {
+        HeadVerdict::Unclosed
+    }
+}
+
+fn is_private_line(line: &str) -> bool {
+    let line = line.trim();
+    let lower = line.to_lowercase();
+    if lower.starts_with("private: true") || lower.starts_with("private:true") {
+        return true;
+    }
+    let item = lower.strip_prefix('-').map_or(lower.as_str(), str::trim);
+    if is_private_item(item) {
+        return true;
+    }
+    // `tags: [a, private]` or `tags: private`.
+    if let Some((key, value)) = lower.split_once(':')
+        && matches!(key.trim(), "tags" | "tag")
+    {
+        return inline_items(value.trim())
+            .iter()
+            .any(|item| is_private_item(item));
+    }
+    false
+}
+
+fn is_private_item(item: &str) -> bool {
+    let item = unquote(item.trim());
+    item.trim_start_matches('#') == "private"
+}
+
+/// The items of a list-valued key in a frontmatter text: block form (`key:` then `- x` lines),
+/// inline form (`key: [a, b]`) or a lone scalar (`key: a`), each YAML-unquoted and trimmed.
+fn yaml_list_field(fm: &str, key: &str) -> Vec<String> {
+    let mut lines = fm.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix(key) else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if !value.is_empty() {
+            return inline_items(value);
+        }
+        let mut items = Vec::new();
+        for next in lines.by_ref() {
+            let t = next.trim();
+            if t.is_empty() {
+                continue;
+            }
+            match t.strip_prefix('-') {
+                Some(item) if item.is_empty() || item.starts_with([' ', '\t']) => {
+                    let item = unquote(item.trim());
+                    if !item.is_empty() {
+                        items.push(item);
+                    }
+                }
+                _ => break,
+            }
+        }
+        return items;
+    }
+    Vec::new()
+}
+
+/// `[a, "b, c", 'd']` as items, or a lone scalar as one item.
+fn inline_items(value: &str) -> Vec<String> {
+    let Some(inner) = value.strip_prefix('[') else {
+        let item = unquote(value);
+        return if item.is_empty() {
+            Vec::new()
+        } else {
+            vec![item]
+        };
+    };
+    let inner = inner.strip_suffix(']').unwrap_or(inner);
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('"'), '\\') => {
+                current.push(c);
+                if let Some(n) = chars.next() {
+                    current.push(n);
+                }
+            }
+            (Some('\''), '\'') if chars.peek() == Some(&'\'') => {
+                current.push(c);
+                current.push(chars.next().unwrap_or('\''));
+            }
+            (Some(q), _) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, ',') => items.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    items.push(current);
+    items
+        .iter()
+        .map(|i| unquote(i.trim()))
+        .filter(|i| !i.is_empty())
+        .collect()
+}
+
+/// YAML-unquotes a scalar: in `'…'`, `''` means `'`; in `"…"`, `\"` and `\\` are unescaped.
+fn unquote(s: &str) -> String {
+    let s = s.trim();
+    if s.len() >= 2 && s.starts_with('\'') && s.ends_with('\'') {
+        return s[1..s.len() - 1].replace("''", "'").trim().to_string();
+    }
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        let mut out = String::new();
+        let mut chars = s[1..s.len() - 1].chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some(n @ ('"' | '\\')) => out.push(n),
+                    Some(n) => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                    None => out.push('\\'),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        return out.trim().to_string();
+    }
+    s.to_string()
+}
+
+fn yaml_scalar_string(v: &serde_yaml_ng::Value) -> Option<String> {
+    match v {
+        serde_yaml_ng::Value::String(s) => Some(s.clone()),
+        serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
+        serde_yaml_ng::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether a head's leading frontmatter (within the head) has a `source: mcp-capture` line.
+fn is_agent_capture(head: &str) -> bool {
+    let Some(fm) = frontmatter_of(head) else {
+        return false;
+    };
+    fm.text.lines().any(|line| {
+        let Some(value) = line.trim_end().strip_prefix("source:") else {
+            return false;
+        };
+        matches!(
+            value.trim(),
+            "mcp-capture" | "\"mcp-capture\"" | "'mcp-capture'"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn rels(files: &[VisibleFile]) -> Vec<&str> {
+        files.iter().map(|f| f.rel.as_str()).collect()
+    }
+
+    fn policy(vault: &Path, roots: &[&str]) -> Exposure {
+        Exposure::with_roots(vault, strings(roots), Vec::new(), "memories")
+    }
+
+    const SHIPPED_CONTENT_ROOTS: [&str; 13] = [
+        "work/active/",
+        "work/archive/",
+        "work/incidents/",
+        "work/1-1/",
+        "org/people/",
+        "org/teams/",
+        "perf/brag/",
+        "perf/evidence/",
+        "perf/h*-*/",
+        "perf/competencies/*.md",
+        "brain/*.md",
+        "reference/",
+        "memories/",
+    ];
+
+    // ---- root cleaning and choosing -------------------------------------------------------
+
+    #[test]
+    fn clean_roots_drops_traversal_and_keeps_prefixes() {
+        let got = clean_roots(&strings(&[
+            "..",
+            "../escape",
+            "work/../x",
+            "work/active",
+            " ./brain/ ",
+            "brain",
+            "BRAIN/",
+            "/reference/",
+            "a\\b",
+            "",
+            "   ",
+        ]));
+        assert_eq!(got, ["work/active", "brain", "reference", "a/b"]);
+    }
+
+    #[test]
+    fn clean_roots_turns_file_globs_into_folders_and_drops_folder_globs() {
+        let got = clean_roots(&strings(&[
+            "brain/*.md",
+            "perf/competencies/*.md",
+            "perf/h*-*/",
+            "*/anything",
+            "*.md",
+            "a/*/b",
+            "notes/**",
+        ]));
+        assert_eq!(got, ["brain", "perf/competencies", "notes"]);
+        assert!(!clean_roots(&strings(&["perf/h*-*/"])).contains(&"perf".to_string()));
+        let shipped = clean_roots(&strings(&SHIPPED_CONTENT_ROOTS));
+        assert_eq!(
+            shipped,
+            [
+                "work/active",
+                "work/archive",
+                "work/incidents",
+                "work/1-1",
+                "org/people",
+                "org/teams",
+                "perf/brag",
+                "perf/evidence",
+                "perf/competencies",
+                "brain",
+                "reference",
+                "memories",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_explicit_declaration_wins_and_is_not_checked_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("brain")).unwrap();
+        let m = Manifest::from_json(json!({
+            "mcp_exposed_roots": ["..", "../escape", "work/active", "ghost"],
+            "user_content_roots": ["brain/"],
+        }));
+        let e = Exposure::resolve(dir.path(), &m, "memories");
+        assert_eq!(e.source(), RootsSource::Manifest);
+        assert_eq!(e.roots(), ["work/active", "ghost"]);
+        assert_eq!(e.memory_root(), "memories");
+    }
+
+    #[test]
+    fn an_explicit_declaration_that_cleans_to_nothing_exposes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "brain/a.md", "# a\n");
+        write(dir.path(), "memories/2026/07/m.md", "# m\n");
+        let m = Manifest::from_json(json!({"mcp_exposed_roots": ["../x", "memories/"]}));
+        let e = Exposure::resolve(dir.path(), &m, "memories");
+        assert_eq!(e.source(), RootsSource::Manifest);
+        assert!(e.roots().is_empty());
+        assert!(e.visible_files().is_empty());
+        assert_eq!(e.may_read("brain/a.md"), Err(Denied::OutsideRoots));
+    }
+
+    #[test]
+    fn roots_derive_from_user_content_roots_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in [
+            "work/active",
+            "work/archive",
+            "brain",
+            "perf/h1-2026",
+            "perf/competencies",
+            "memories",
+            "journal",
+            "org/people",
+        ] {
+            fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let m = Manifest::from_json(json!({ "user_content_roots": SHIPPED_CONTENT_ROOTS }));
+        let e = Exposure::resolve(dir.path(), &m, "memories");
+        assert_eq!(e.source(), RootsSource::Derived);
+        assert_eq!(
+            e.roots(),
+            [
+                "work/active",
+                "work/archive",
+                "org/people",
+                "perf/competencies",
+                "brain"
+            ]
+        );
+        assert!(!e.roots().contains(&"work/1-1".to_string()));
+        assert!(
+            !e.roots()
+                .iter()
+                .any(|r| r == "perf" || r == "memories" || r == "journal")
+        );
+    }
+
+    #[test]
+    fn without_keys_the_fallback_keeps_what_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["brain", "work", "people", "journal"] {
+            fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let e = Exposure::resolve(dir.path(), &Manifest::default(), "memories");
+        assert_eq!(e.source(), RootsSource::Fallback);
+        assert_eq!(e.roots(), ["brain"]);
+        assert!(e.never_expose().is_empty(), "never-expose ships empty");
+
+        let empty = tempfile::tempdir().unwrap();
+        let e = Exposure::resolve(empty.path(), &Manifest::default(), "memories");
+        assert_eq!(e.source(), RootsSource::Fallback);
+        assert_eq!(e.roots(), ["brain", "reference"]);
+
+        // Declared content roots that are all missing also fall back.
+        let m = Manifest::from_json(json!({"user_content_roots": ["work/active/", "memories/"]}));
+        fs::create_dir_all(empty.path().join("memories")).unwrap();
+        let e = Exposure::resolve(empty.path(), &m, "memories");
+        assert_eq!(e.source(), RootsSource::Fallback);
+        assert_eq!(e.roots(), ["brain", "reference"]);
+    }
+
+    // ---- the memory root ------------------------------------------------------------------
+
+    #[test]
+    fn the_memory_root_is_never_exposed() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(
+            v,
+            "memories/2026/07/2026-07-26 m.md",
+            "---\nsource: mcp-capture\n---\n# m\n",
+        );
+        write(v, "memories/top.md", "# top\n");
+        write(v, "recall/2026/07/r.md", "# r\n");
+        write(v, "brain/a.md", "# a\n");
+
+        let derived =
+            Manifest::from_json(json!({"user_content_roots": ["memories/", "brain/*.md"]}));
+        let explicit = Manifest::from_json(json!({
+            "mcp_exposed_roots": ["memories", "./Memories/2026", "brain", "recall/"]
+        }));
+        for m in [&derived, &explicit] {
+            let e = Exposure::resolve(v, m, "memories");
+            assert!(
+                !e.roots()
+                    .iter()
+                    .any(|r| r.to_lowercase().starts_with("memories"))
+            );
+            assert!(
+                rels(&e.visible_files())
+                    .iter()
+                    .all(|r| !r.starts_with("memories"))
+            );
+            assert_eq!(e.may_read("memories/top.md"), Err(Denied::MemoryRoot));
+            assert_eq!(
+                e.may_read("memories/2026/07/2026-07-26 m.md"),
+                Err(Denied::MemoryRoot)
+            );
+            assert_eq!(e.may_read("MEMORIES/top.md"), Err(Denied::MemoryRoot));
+            assert_eq!(e.matched_root("memories/top.md"), None);
+        }
+        // With the default root, `recall` is an ordinary folder.
+        let e = Exposure::resolve(v, &explicit, "memories");
+        assert!(e.may_read("recall/2026/07/r.md").is_ok());
+
+        // A renamed root follows: `recall` is withheld, even when named explicitly.
+        let e = Exposure::resolve(v, &explicit, "recall");
+        assert_eq!(e.roots(), ["memories", "Memories/2026", "brain"]);
+        assert_eq!(e.may_read("recall/2026/07/r.md"), Err(Denied::MemoryRoot));
+        assert!(
+            !rels(&e.visible_files())
+                .iter()
+                .any(|r| r.starts_with("recall"))
+        );
+
+        // A hand-built policy too.
+        let e = policy(v, &["memories", "memories/2026", "brain"]);
+        assert_eq!(e.roots(), ["brain"]);
+        assert_eq!(rels(&e.visible_files()), ["brain/a.md"]);
+        assert_eq!(e.may_read("memories/top.md"), Err(Denied::MemoryRoot));
+    }
+
+    #[test]
+    fn a_root_above_the_memory_root_still_withholds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "work/notes/a.md", "# a\n");
+        write(v, "work/mem/m.md", "# m\n");
+        let e = Exposure::with_roots(v, strings(&["work"]), Vec::new(), "work/mem");
+        assert_eq!(rels(&e.visible_files()), ["work/notes/a.md"]);
+        assert_eq!(e.may_read("work/mem/m.md"), Err(Denied::MemoryRoot));
+        assert_eq!(e.may_read("Work/Mem/m.md"), Err(Denied::MemoryRoot));
+        #[cfg(unix)]
+        {
+            // A link to the memory folder that stays inside the root is still the memory root.
+            std::os::unix::fs::symlink(v.join("work/mem"), v.join("work/other")).unwrap();
+            assert_eq!(e.may_read("work/other/m.md"), Err(Denied::MemoryRoot));
+            assert_eq!(rels(&e.visible_files()), ["work/notes/a.md"]);
+        }
+    }
+
+    // ---- matching -------------------------------------------------------------------------
+
+    #[test]
+    fn roots_match_whole_segments_case_insensitively() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = policy(dir.path(), &["brain", "work/active", "work/active/deep"]);
+        assert_eq!(e.matched_root("work/brain/Secret.md"), None);
+        assert_eq!(e.matched_root(""), None);
+        assert_eq!(e.matched_root("work/active-secrets/x.md"), None);
+        assert_eq!(e.matched_root("work/activex.md"), None);
+        assert_eq!(e.matched_root("brainstorm/x.md"), None);
+        assert_eq!(e.matched_root("brain/x.md"), Some("brain"));
+        assert_eq!(e.matched_root("Brain/Sub/x.md"), Some("brain"));
+        assert_eq!(e.matched_root("WORK/Active/x.md"), Some("work/active"));
+        assert_eq!(e.matched_root("work\\active\\x.md"), Some("work/active"));
+        assert_eq!(
+            e.matched_root("work/active/deep/x.md"),
+            Some("work/active/deep")
+        );
+        assert_eq!(e.matched_root("brain/../work/x.md"), None);
+        assert_eq!(e.matched_root("/brain/x.md"), None);
+        assert_eq!(e.matched_root("memories/x.md"), None);
+    }
+
+    #[test]
+    fn a_sibling_root_prefix_admits_nothing_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "work/active/x.md", "# x\n");
+        write(v, "work/active-secrets/s.md", "# s\n");
+        write(v, "work/brain/Secret.md", "# s\n");
+        let e = policy(v, &["work/active", "brain"]);
+        assert_eq!(rels(&e.visible_files()), ["work/active/x.md"]);
+        assert_eq!(
+            e.may_read("work/active-secrets/s.md"),
+            Err(Denied::OutsideRoots)
+        );
+        assert_eq!(
+            e.may_read("work/brain/Secret.md"),
+            Err(Denied::OutsideRoots)
+        );
+    }
+
+    #[test]
+    fn may_read_refuses_unsafe_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "brain/a.md", "# a\n");
+        write(v, "brain/b.txt", "b\n");
+        write(v, "brain/.hidden/h.md", "# h\n");
+        write(v, "brain/.dot.md", "# d\n");
+        let e = policy(v, &["brain"]);
+        for bad in [
+            "/etc/passwd.md",
+            "C:\\Windows\\x.md",
+            "c:/x.md",
+            "C:x.md",
+            "\\\\server\\share\\x.md",
+            "//server/share/x.md",
+            "../x.md",
+            "brain/../brain/a.md",
+            "brain\\..\\..\\x.md",
+            "brain/a\0.md",
+        ] {
+            assert_eq!(e.may_read(bad), Err(Denied::Traversal), "{bad:?}");
+        }
+        assert_eq!(e.may_read("brain/b.txt"), Err(Denied::NotMarkdown));
+        assert_eq!(e.may_read("brain"), Err(Denied::NotMarkdown));
+        assert_eq!(e.may_read(""), Err(Denied::Missing));
+        assert_eq!(e.may_read("brain/nothere.md"), Err(Denied::Missing));
+        assert_eq!(e.may_read("brain/.hidden/h.md"), Err(Denied::OutsideRoots));
+        assert_eq!(e.may_read("brain/.dot.md"), Err(Denied::OutsideRoots));
+        let real = e.may_read("brain/a.md").unwrap();
+        assert!(real.is_absolute());
+        assert_eq!(real, fs::canonicalize(v.join("brain/a.md")).unwrap());
+        assert_eq!(
+            e.may_read("./brain/A.MD").is_ok(),
+            v.join("brain/A.MD").exists()
+        );
+        assert_eq!(
+            Denied::Escapes.to_string(),
+            "symlink leads outside its exposed root"
+        );
+        assert_eq!(
+            serde_json::to_value(Denied::OutsideRoots).unwrap(),
+            "outside_roots"
+        );
+        assert_eq!(
+            serde_json::to_value(RootsSource::Derived).unwrap(),
+            "derived"
+        );
+    }
+
+    // ---- never-expose ---------------------------------------------------------------------
+
+    #[test]
+    fn never_expose_matches_whole_file_names_in_any_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        let m = Manifest::from_json(json!({
+            "mcp_exposed_roots": ["brain"],
+            "mcp_never_expose": ["SOUL.md", " My Private Notes.md ", 7],
+        }));
+        let by_manifest = Exposure::resolve(v, &m, "memories");
+        let by_hand = Exposure::with_roots(
+            v,
+            strings(&["brain"]),
+            strings(&["SOUL.md", "My Private Notes.md"]),
+            "memories",
+        );
+        for e in [&by_manifest, &by_hand] {
+            for name in [
+                "SOUL.md",
+                "soul.md",
+                "Soul.md",
+                "SoUl.MD",
+                "brain/SOUL.md",
+                "brain\\SOUL.md",
+            ] {
+                assert!(e.is_never_exposed(name), "{name}");
+            }
+            assert!(e.is_never_exposed("brain/my private notes.md"));
+            assert!(!e.is_never_exposed("SOULFUL.md"));
+            assert!(!e.is_never_exposed("brain/SOUL.md.bak"));
+            assert!(!e.is_never_exposed("xSOUL.md"));
+        }
+
+        write(v, "brain/SOUL.md", "# soul\n");
+        write(v, "brain/sub/soul.md", "# soul\n");
+        write(v, "brain/SOULFUL.md", "# soulful\n");
+        write(v, "brain/My Private Notes.md", "# p\n");
+        write(v, "brain/Open Notes.md", "# o\n");
+        for e in [&by_manifest, &by_hand] {
+            assert_eq!(
+                rels(&e.visible_files()),
+                ["brain/Open Notes.md", "brain/SOULFUL.md"]
+            );
+            assert_eq!(e.may_read("brain/SOUL.md"), Err(Denied::NeverExposed));
+            assert_eq!(e.may_read("brain/sub/soul.md"), Err(Denied::NeverExposed));
+            assert_eq!(e.may_read("brain\\SOUL.md"), Err(Denied::NeverExposed));
+            assert_eq!(
+                e.may_read("brain/My Private Notes.md"),
+                Err(Denied::NeverExposed)
+            );
+            assert!(e.may_read("brain/SOULFUL.md").is_ok());
+            assert!(e.may_read("brain/Open Notes.md").is_ok());
+        }
+    }
+
+    // ---- privacy --------------------------------------------------------------------------
+
+    #[test]
+    fn private_markers_in_the_head() {
+        assert!(is_private("---\ntags:\n  - work\n  - private\n---\nbody\n"));
+        assert!(is_private("---\ntags:\n- private\n---\n"));
+        assert!(is_private("---\nprivate\n---\n"));
+        assert!(is_private("---\ntags: [work, private]\n---\n"));
+        assert!(is_private("---\ntags: \"private\"\n---\n"));
+        assert!(is_private("---\nprivate: true\n---\n"));
+        assert!(is_private("---\r\nprivate: true\r\n---\r\n"));
+        assert!(is_private("\u{feff}---\nPrivate: True\n---\n"));
+        assert!(!is_private("---\nprivate: false\n---\n"));
+        assert!(!is_private("---\ntags: [work, privacy]\n---\n"));
+        assert!(!is_private("---\ndescription: private notes on x\n---\n"));
+        assert!(!is_private(
+            "---\ntitle: x\n---\nThis is private, keep it quiet.\nprivate\n- private\n"
+        ));
+        assert!(!is_private("no frontmatter\nprivate: true\n- private\n"));
+        assert!(!is_private("# Title\n\n---\n\nprivate: true\n---\n"));
+        assert!(!is_private(""));
+        // An unclosed block in the window is withheld until a longer read says otherwise.
+        assert!(is_private("---\ntitle: x\naliases:\n  - a\n"));
+    }
+
+    #[test]
+    fn private_and_unreadable_notes_are_withheld() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "brain/tag.md", "---\ntags:\n  - private\n---\n# t\n");
+        write(v, "brain/flag.md", "---\nprivate: true\n---\n# f\n");
+        write(v, "brain/inline.md", "---\ntags: [a, private]\n---\n# i\n");
+        write(
+            v,
+            "brain/prose.md",
+            "---\ntags: [a]\n---\nThis is private, really private.\n",
+        );
+        write(v, "brain/plain.md", "Just text with private in it.\n");
+        // Unreadable: a folder named like a note, and a dangling link.
+        fs::create_dir_all(v.join("brain/folder.md")).unwrap();
+        assert!(note_is_private(&v.join("brain/folder.md")));
+        assert!(note_is_private(&v.join("brain/missing.md")));
+        let e = policy(v, &["brain"]);
+        assert_eq!(
+            rels(&e.visible_files()),
+            ["brain/plain.md", "brain/prose.md"]
+        );
+        for rel in [
+            "brain/tag.md",
+            "brain/flag.md",
+            "brain/inline.md",
+            "brain/folder.md",
+        ] {
+            assert_eq!(e.may_read(rel), Err(Denied::Private), "{rel}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(v.join("brain/gone.md"), v.join("brain/dangling.md"))
+                .unwrap();
+            assert!(note_is_private(&v.join("brain/dangling.md")));
+            assert_eq!(e.may_read("brain/dangling.md"), Err(Denied::Missing));
+        }
+    }
+
+    #[test]
+    fn long_frontmatter_is_judged_on_a_longer_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        let aliases: String = (0..200)
+            .map(|i| format!("  - alias number {i}\n"))
+            .collect();
+        assert!(aliases.len() > 3 * HEAD_CHARS);
+        let late_marker = format!("---\naliases:\n{aliases}private: true\n---\n# late\n");
+        let late_tag = format!("---\naliases:\n{aliases}tags:\n  - private\n---\n# late\n");
+        let long_public = format!("---\naliases:\n{aliases}---\n# public\n");
+        let runaway: String = format!(
+            "---\naliases:\n{}",
+            (0..5000)
+                .map(|i| format!("  - alias-name-{i}\n"))
+                .collect::<String>()
+        );
+        assert!(runaway.len() > LONG_HEAD_CHARS);
+        write(v, "brain/late.md", &late_marker);
+        write(v, "brain/late-tag.md", &late_tag);
+        write(v, "brain/long.md", &long_public);
+        write(v, "brain/runaway.md", &runaway);
+        write(v, "brain/rule.md", "# Title\n\ntext\n\n---\n\nmore\n");
+        write(v, "brain/rule-first.md", "Intro\n---\nprivate: true\n---\n");
+        assert!(note_is_private(&v.join("brain/late.md")));
+        assert!(note_is_private(&v.join("brain/late-tag.md")));
+        assert!(!note_is_private(&v.join("brain/long.md")));
+        assert!(note_is_private(&v.join("brain/runaway.md")));
+        assert!(!note_is_private(&v.join("brain/rule.md")));
+        let e = policy(v, &["brain"]);
+        assert_eq!(
+            rels(&e.visible_files()),
+            ["brain/long.md", "brain/rule-first.md", "brain/rule.md"]
+        );
+        assert_eq!(e.may_read("brain/runaway.md"), Err(Denied::Private));
+        assert_eq!(e.may_read("brain/late.md"), Err(Denied::Private));
+    }
+
+    // ---- enumeration and symlinks ---------------------------------------------------------
+
+    #[test]
+    fn visible_files_walk_each_root_to_depth_four() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "brain/Top Note.md", "# t\n");
+        write(v, "brain/a/b/c/d/deep.md", "# d\n");
+        write(v, "brain/a/b/c/d/e/too-deep.md", "# d\n");
+        write(v, "brain/.obsidian/x.md", "# x\n");
+        write(v, "brain/.secret.md", "# s\n");
+        write(v, "brain/image.png", "png");
+        write(v, "brain/UPPER.MD", "# u\n");
+        write(v, "work/active/p.md", "# p\n");
+        write(v, "work/active/deep/q.md", "# q\n");
+        write(v, "work/other.md", "# o\n");
+        let e = policy(v, &["work/active", "brain", "work/active/deep", "ghost"]);
+        let files = e.visible_files();
+        assert_eq!(
+            rels(&files),
+            [
+                "brain/Top Note.md",
+                "brain/UPPER.MD",
+                "brain/a/b/c/d/deep.md",
+                "work/active/deep/q.md",
+                "work/active/p.md",
+            ]
+        );
+        assert_eq!(files[0].label, "Top Note");
+        assert_eq!(files[0].scope, "brain");
+        assert_eq!(files[1].label, "UPPER");
+        assert_eq!(files[3].scope, "work/active/deep");
+        assert_eq!(files[4].scope, "work/active");
+        for f in &files {
+            assert!(e.may_read(&f.rel).is_ok(), "{}", f.rel);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_followed_only_inside_their_root() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "secret.md", "# secret\n");
+        write(outside.path(), "dir/inner.md", "# inner\n");
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "brain/real.md", "# real\n");
+        write(v, "brain/sub/target.md", "# target\n");
+        write(v, "work/1-1/Sarah.md", "# sarah\n");
+        write(v, "work/active/x.md", "# x\n");
+        symlink(outside.path().join("secret.md"), v.join("brain/out.md")).unwrap();
+        symlink(outside.path().join("dir"), v.join("brain/outdir")).unwrap();
+        symlink(v.join("brain/sub/target.md"), v.join("brain/inside.md")).unwrap();
+        symlink(v.join("brain/sub"), v.join("brain/subdir-link")).unwrap();
+        symlink(v.join("brain"), v.join("brain/sub/loop")).unwrap();
+        symlink(v.join("brain/nowhere.md"), v.join("brain/broken.md")).unwrap();
+        symlink(v.join("work/1-1/Sarah.md"), v.join("work/active/sarah.md")).unwrap();
+        symlink(v.join("brain/real.md"), v.join("brain/note-to-text.txt")).unwrap();
+        symlink(
+            v.join("brain/sub/target.md"),
+            v.join("brain/hidden-target.md"),
+        )
+        .unwrap();
+
+        let e = policy(v, &["brain", "work/active"]);
+        let files = rels(&e.visible_files())
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>();
+        assert_eq!(
+            files,
+            [
+                "brain/hidden-target.md",
+                "brain/inside.md",
+                "brain/real.md",
+                "brain/sub/target.md",
+                "brain/subdir-link/target.md",
+                "work/active/x.md",
+            ]
+        );
+        // The walk itself never enters a folder outside the root.
+        let mut walked = Vec::new();
+        let brain_real = fs::canonicalize(v.join("brain")).unwrap();
+        walk_root(e.vault_root(), "brain", &brain_real, &mut |rel| {
+            walked.push(rel)
+        });
+        assert!(
+            !walked.iter().any(|r| r.starts_with("brain/out")),
+            "{walked:?}"
+        );
+        assert!(walked.contains(&"brain/inside.md".to_string()));
+        assert_eq!(e.may_read("brain/out.md"), Err(Denied::Escapes));
+        assert_eq!(e.may_read("brain/outdir/inner.md"), Err(Denied::Escapes));
+        assert_eq!(e.may_read("work/active/sarah.md"), Err(Denied::Escapes));
+        assert_eq!(e.may_read("work/1-1/Sarah.md"), Err(Denied::OutsideRoots));
+        assert_eq!(e.may_read("brain/broken.md"), Err(Denied::Missing));
+        assert_eq!(
+            e.may_read("brain/inside.md").unwrap(),
+            fs::canonicalize(v.join("brain/sub/target.md")).unwrap()
+        );
+        // A `.md` link whose target is hidden inside the root is not served.
+        fs::rename(
+            v.join("brain/sub/target.md"),
+            v.join("brain/sub/.target.md"),
+        )
+        .unwrap();
+        fs::remove_file(v.join("brain/hidden-target.md")).unwrap();
+        symlink(
+            v.join("brain/sub/.target.md"),
+            v.join("brain/hidden-target.md"),
+        )
+        .unwrap();
+        assert_eq!(
+            e.may_read("brain/hidden-target.md"),
+            Err(Denied::OutsideRoots)
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_root_is_contained_by_its_own_real_path() {
+        use std::os::unix::fs::symlink;
+        let elsewhere = tempfile::tempdir().unwrap();
+        write(elsewhere.path(), "shared/n.md", "# n\n");
+        write(elsewhere.path(), "private/p.md", "# p\n");
+        symlink(
+            elsewhere.path().join("private/p.md"),
+            elsewhere.path().join("shared/p.md"),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        symlink(
+            elsewhere.path().join("shared"),
+            dir.path().join("reference"),
+        )
+        .unwrap();
+        let e = policy(dir.path(), &["reference"]);
+        assert_eq!(rels(&e.visible_files()), ["reference/n.md"]);
+        assert!(e.may_read("reference/n.md").is_ok());
+        assert_eq!(e.may_read("reference/p.md"), Err(Denied::Escapes));
+    }
+
+    // ---- names ----------------------------------------------------------------------------
+
+    #[test]
+    fn resolvable_names_take_labels_and_head_aliases() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(
+            v,
+            "brain/Deploy Runbook.md",
+            "---\naliases:\n  - Rollback Guide\n  - 'it''s here'\n  - \"say \\\"hi\\\"\"\ntags: [x]\n---\n# r\n",
+        );
+        write(
+            v,
+            "brain/Inline.md",
+            "---\naliases: [One, \"Two, Three\", 'Four']\n---\n",
+        );
+        write(v, "brain/Lone.md", "---\naliases: Solo\n---\n");
+        write(v, "brain/Body.md", "# body\naliases: [not, these]\n");
+        let pad = "x".repeat(HEAD_CHARS);
+        write(
+            v,
+            "brain/Late.md",
+            &format!("---\ndescription: {pad}\naliases: [too late]\n---\n"),
+        );
+        let e = policy(v, &["brain"]);
+        let mut files = e.visible_files();
+        files.push(VisibleFile {
+            rel: "brain/Vanished.md".into(),
+            label: "Vanished".into(),
+            scope: "brain".into(),
+        });
+        let names = e.resolvable_names(&files);
+        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            [
+                "body",
+                "deploy runbook",
+                "four",
+                "inline",
+                "it's here",
+                "late",
+                "lone",
+                "one",
+                "rollback guide",
+                "say \"hi\"",
+                "solo",
+                "two, three",
+                "vanished",
+            ]
+        );
+    }
+
+    #[test]
+    fn caller_platforms_come_from_the_project_note_anywhere_in_the_vault() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(
+            v,
+            "memories/2026/atlas.md",
+            "---\nplatforms: [memory-copy]\n---\n",
+        );
+        write(v, ".archive/atlas.md", "---\nplatforms: [hidden]\n---\n");
+        write(
+            v,
+            "node_modules/pkg/Atlas.md",
+            "---\nplatforms: [dep]\n---\n",
+        );
+        write(
+            v,
+            "work/a/b/c/d/e/f/Atlas.md",
+            "---\ntitle: Atlas\nplatforms:\n  - ios\n  - android\n---\n# Atlas\n",
+        );
+        write(v, "work/single/Pocket.md", "---\nplatforms: web\n---\n");
+        write(v, "work/none/Bare.md", "---\ntitle: bare\n---\n");
+        write(
+            v,
+            "work/broken/Odd.md",
+            "---\nplatforms: [ios, mac]\ntitle: [unclosed\n---\n",
+        );
+        assert_eq!(caller_platforms(v, "memories", "atlas"), ["ios", "android"]);
+        assert_eq!(
+            caller_platforms(v, "memories", " ATLAS "),
+            ["ios", "android"]
+        );
+        assert_eq!(caller_platforms(v, "memories", "pocket"), ["web"]);
+        assert_eq!(caller_platforms(v, "memories", "odd"), ["ios", "mac"]);
+        assert!(caller_platforms(v, "memories", "bare").is_empty());
+        assert!(caller_platforms(v, "memories", "nobody").is_empty());
+        assert!(caller_platforms(v, "memories", "").is_empty());
+        assert!(caller_platforms(v, "memories", "work/single/pocket").is_empty());
+        // The memory root is skipped whatever it is called.
+        fs::remove_file(v.join("work/a/b/c/d/e/f/Atlas.md")).unwrap();
+        assert!(caller_platforms(v, "memories", "atlas").is_empty());
+        assert_eq!(caller_platforms(v, "recall", "atlas"), ["memory-copy"]);
+    }
+
+    // ---- memory-root discovery ------------------------------------------------------------
+
+    fn capture(quote: &str) -> String {
+        format!("---\ndate: 2026-07-26\nsource: {quote}mcp-capture{quote}\n---\n# m\n")
+    }
+
+    #[test]
+    fn discovery_without_captures_keeps_the_configured_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        for i in 0..5 {
+            write(
+                v,
+                &format!("notes/n{i}.md"),
+                "---\nsource: human\n---\n# n\n",
+            );
+        }
+        write(v, "notes/body.md", "# x\n\nsource: mcp-capture\n");
+        write(v, "root-capture.md", &capture(""));
+        let info = discover_memory_root(v, "memories");
+        assert_eq!(
+            info,
+            MemoryRootInfo {
+                root: "memories".into(),
+                source: "configured",
+                memories: 0,
+                healed: false,
+                split: Vec::new(),
+            }
+        );
+        let missing = discover_memory_root(&v.join("nope"), "recall");
+        assert_eq!((missing.root.as_str(), missing.memories), ("recall", 0));
+    }
+
+    #[test]
+    fn discovery_heals_to_where_the_captures_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "recall/2026/07/a.md", &capture(""));
+        write(v, "recall/2026/07/b.md", &capture("\""));
+        write(v, "recall/2026/08/c.md", &capture("'"));
+        for i in 0..10 {
+            write(v, &format!("memories/human{i}.md"), "# a human note\n");
+        }
+        write(v, ".hidden/x/y.md", &capture(""));
+        write(v, "node_modules/m.md", &capture(""));
+        write(v, "deep/a/b/c/d/e/x.md", &capture(""));
+        let info = discover_memory_root(v, "memories");
+        assert_eq!(info.root, "recall");
+        assert_eq!(info.source, "discovered");
+        assert!(info.healed);
+        assert_eq!(info.memories, 3);
+        assert!(info.split.is_empty());
+
+        let same = discover_memory_root(v, "recall");
+        assert_eq!(
+            (same.source, same.healed, same.memories),
+            ("configured", false, 3)
+        );
+    }
+
+    #[test]
+    fn discovery_reports_a_split_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "memories/2026/07/a.md", &capture(""));
+        write(v, "archive/old/b.md", &capture(""));
+        write(v, "archive/old/c.md", &capture(""));
+        write(v, "memories/2026/07/d.md", &capture(""));
+        write(v, "zeta/e.md", &capture(""));
+        let info = discover_memory_root(v, "memories");
+        // A tie goes to the folder met first.
+        assert_eq!(info.root, "archive");
+        assert!(info.healed);
+        assert_eq!(info.memories, 2);
+        assert_eq!(
+            info.split,
+            [
+                ("archive".to_string(), 2),
+                ("memories".to_string(), 2),
+                ("zeta".to_string(), 1)
+            ]
+        );
+        write(v, "memories/2026/08/f.md", &capture(""));
+        let info = discover_memory_root(v, "memories");
+        assert_eq!(
+            (info.root.as_str(), info.source, info.healed, info.memories),
+            ("memories", "configured", false, 3)
+        );
+        assert_eq!(info.split.len(), 3);
+        let json = serde_json::to_value(&info).unwrap();
+        assert_eq!(json["split"][0], json!(["archive", 2]));
+    }
+
+    #[test]
+    fn the_capture_probe_reads_only_the_leading_block() {
+        assert!(is_agent_capture(&capture("")));
+        assert!(is_agent_capture("---\nsource: \"mcp-capture\"  \n---\n"));
+        assert!(!is_agent_capture("---\nsource: mcp-captured\n---\n"));
+        assert!(!is_agent_capture("---\nsource: hand-filed\n---\n"));
+        assert!(!is_agent_capture("# t\n---\nsource: mcp-capture\n---\n"));
+        assert!(!is_agent_capture(
+            "---\ntitle: x\n---\nsource: mcp-capture\n"
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "x".repeat(PROBE_CHARS);
+        write(
+            dir.path(),
+            "m/late.md",
+            &format!("---\nd: {pad}\nsource: mcp-capture\n---\n"),
+        );
+        assert_eq!(discover_memory_root(dir.path(), "memories").memories, 0);
+    }
+}

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
-use tantivy::query::{QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, QueryParser, RegexQuery, TermQuery};
 use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
     Value,
@@ -288,6 +288,16 @@ impl Lexical {
     /// Notes matching every word come first (ranked by BM25); when they are fewer than the limit,
     /// notes matching only some words follow, also by BM25.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        self.search_under(query, opts, None)
+    }
+
+    /// [`Lexical::search`] restricted to notes whose path starts with `prefix` (e.g. `memories/`).
+    pub fn search_under(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        prefix: Option<&str>,
+    ) -> Result<Vec<Hit>> {
         if opts.limit == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -295,8 +305,23 @@ impl Lexical {
         let searcher = self.reader.searcher();
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
+        let filter = match prefix {
+            None => None,
+            Some(p) => Some(
+                RegexQuery::from_pattern(&format!("{}.*", regex::escape(p)), self.fields.path)
+                    .map_err(|e| Error::invalid("prefix", e.to_string()))?,
+            ),
+        };
         for parser in [&self.parser_all, &self.parser_any] {
-            let (query, _errors) = parser.parse_query_lenient(query);
+            let (parsed, _errors) = parser.parse_query_lenient(query);
+            let query: Box<dyn Query> = match &filter {
+                None => parsed,
+                // The path filter scores 0, so BM25 alone orders the hits.
+                Some(f) => Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, parsed),
+                    (Occur::Must, Box::new(BoostQuery::new(Box::new(f.clone()), 0.0))),
+                ])),
+            };
             self.collect(&searcher, &*query, opts, &mut seen, &mut hits)?;
             if hits.len() >= opts.limit {
                 break;

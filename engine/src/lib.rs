@@ -33,6 +33,7 @@ mod embed;
 mod error;
 mod exposure;
 mod eval;
+mod identity;
 mod init;
 mod lexical;
 mod manifest;
@@ -61,9 +62,20 @@ pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
-    DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, INDEX_DIR_NAME, MANIFEST_FILE,
-    MultiGetItem, NoProgress, NoteText, Progress, Status, Vault, VaultOptions, VectorStatus,
-    find_vault_root, parse_get_spec,
+    BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, Expansion,
+    GraphAudit, Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MultiGetItem, NoProgress,
+    NoteText, Progress, Recall, RecallOptions, RecallRanking, RecalledMemory, Refusal,
+    Remembered, Status, Vault, VaultOptions, VectorStatus, WRITER_WAIT, WorkInput, WorkKind,
+    WorkRecord, find_vault_root, parse_get_spec,
+};
+pub use audit::AuditLog;
+pub use exposure::{Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile};
+pub use identity::{Caller, CallerSource};
+pub use manifest::Manifest;
+pub use memory::store::CacheStats;
+pub use memory::{
+    Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE, MEMORY_SOURCE, Memory,
+    MemoryInput, RELATED_THRESHOLD, SUPERSEDED_REASON, Scope,
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};

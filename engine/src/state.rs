@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::report::{Changes, Warning};
 
 /// Bumped whenever the index layout or what goes into it changes; a mismatch rebuilds.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// What the index holds for one note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +25,12 @@ pub(crate) struct NoteState {
     pub mtime_ns: i64,
     pub chunks: u32,
     pub title: String,
+    /// Frontmatter aliases (for link resolution).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Wikilink and embed targets as written, unique case-insensitively, first seen first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
     /// Problems found when the note was parsed (re-reported by every update until fixed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,

@@ -21,6 +21,14 @@ use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedSta
 use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
+mod agent;
+mod work;
+
+pub use agent::{
+    BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,
+    RecalledMemory, Refusal, Remembered, WorkInput, WorkKind, WorkRecord,
+};
+
 /// Name of the default index folder inside a vault.
 pub const INDEX_DIR_NAME: &str = ".mindex";
 /// The file that marks a folder as a vault root.
@@ -182,6 +190,7 @@ pub struct Vault {
     index_dir: PathBuf,
     options: VaultOptions,
     lexical: Mutex<Option<Arc<Lexical>>>,
+    agent: Mutex<Option<Arc<agent::AgentContext>>>,
 }
 
 fn now_ns() -> i64 {
@@ -189,6 +198,21 @@ fn now_ns() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64)
 }
+
+/// The unique (case-insensitive, first seen) link targets of a note.
+pub(crate) fn link_targets(note: &Note) -> Vec<String> {
+    let mut seen = HashSet::new();
+    note.links
+        .iter()
+        .map(|l| l.target.trim())
+        .filter(|t| !t.is_empty() && seen.insert(t.to_lowercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// How long an engine write (a memory, a work record) waits for another process's index writer
+/// before it gives up indexing (the file is written either way; the next update indexes it).
+pub const WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Finds the vault containing `start`: the nearest ancestor (or `start` itself) holding a
 /// `vault-manifest.json`.
@@ -404,6 +428,7 @@ impl Vault {
             index_dir,
             options,
             lexical: Mutex::new(None),
+            agent: Mutex::new(None),
         })
     }
 
@@ -576,6 +601,8 @@ impl Vault {
                             mtime_ns: f.mtime_ns,
                             chunks: chunks.len() as u32,
                             title: note.title.clone(),
+                            aliases: note.aliases.clone(),
+                            links: link_targets(&note),
                             warnings: note_warnings,
                         },
                     );
@@ -662,6 +689,102 @@ impl Vault {
             rebuilt,
             elapsed_ms,
         })
+    }
+
+    /// Indexes the given notes now, waiting up to [`WRITER_WAIT`] for the index writer: used
+    /// after the engine writes a note, so the note is searchable as soon as the write returns.
+    /// Without an index (or with an incompatible one) this runs a full [`Vault::update`].
+    pub(crate) fn index_now(&self, rels: &[String]) -> Result<()> {
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        let (lexical, created) = self.lexical_for_update()?;
+        if created {
+            return self.update(&NoProgress).map(|_| ());
+        }
+        let deadline = Instant::now() + WRITER_WAIT;
+        let mut pause = std::time::Duration::from_millis(5);
+        let writer = loop {
+            match lexical.writer() {
+                Ok(w) => break w,
+                Err(Error::Busy { .. }) if Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(50));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let mut state = match IndexState::load(&self.state_path()) {
+            Ok(Some(s))
+                if s.format == FORMAT_VERSION
+                    && s.chunking == self.options.chunking
+                    && s.max_note_bytes == self.options.max_note_bytes =>
+            {
+                s
+            }
+            _ => {
+                drop(writer);
+                return self.update(&NoProgress).map(|_| ());
+            }
+        };
+        for rel in rels {
+            let abs = self.root.join(rel);
+            writer.delete_note(rel);
+            state.notes.remove(rel);
+            state.skipped.remove(rel);
+            let Ok(meta) = fs::metadata(&abs) else {
+                continue;
+            };
+            let f = NoteFile {
+                rel: rel.clone(),
+                abs,
+                size: meta.len(),
+                mtime_ns: meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos() as i64),
+            };
+            match load_file(&f, None, self.options.max_note_bytes, &self.options.chunking) {
+                Loaded::Note {
+                    hash,
+                    note,
+                    chunks,
+                    warnings,
+                } => {
+                    writer.add_note(&note, &chunks)?;
+                    state.notes.insert(
+                        rel.clone(),
+                        NoteState {
+                            hash,
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            chunks: chunks.len() as u32,
+                            title: note.title.clone(),
+                            aliases: note.aliases.clone(),
+                            links: link_targets(&note),
+                            warnings,
+                        },
+                    );
+                }
+                Loaded::Skipped(w) => {
+                    state.skipped.insert(
+                        rel.clone(),
+                        SkippedState {
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            warning: w,
+                        },
+                    );
+                }
+                Loaded::Same { .. } => {}
+            }
+        }
+        writer.commit()?;
+        state.save(&self.state_path())
+    }
+
+    /// The index state (what is indexed), if there is an index.
+    pub(crate) fn state(&self) -> Result<Option<IndexState>> {
+        IndexState::load(&self.state_path())
     }
 
     /// BM25 search; the best chunk per note unless `opts.all_chunks`.
@@ -915,16 +1038,21 @@ impl Vault {
             last_update: state.and_then(|s| s.last_update),
             pending,
             warnings,
-            vectors: fs::read(self.vectors_dir().join("meta.json"))
-                .ok()
-                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-                .map(|m| VectorStatus {
-                    model_id: m["model_id"].as_str().unwrap_or_default().to_string(),
-                    dim: m["dim"].as_u64().unwrap_or(0) as usize,
-                    count: m["count"].as_u64().unwrap_or(0) as usize,
-                    graph_rows: m["hnsw"]["rows"].as_u64().unwrap_or(0) as usize,
-                }),
+            vectors: self.vector_status(),
         })
+    }
+
+    /// The vector store's summary, if `embed` ever ran.
+    pub(crate) fn vector_status(&self) -> Option<VectorStatus> {
+        fs::read(self.vectors_dir().join("meta.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map(|m| VectorStatus {
+                model_id: m["model_id"].as_str().unwrap_or_default().to_string(),
+                dim: m["dim"].as_u64().unwrap_or(0) as usize,
+                count: m["count"].as_u64().unwrap_or(0) as usize,
+                graph_rows: m["hnsw"]["rows"].as_u64().unwrap_or(0) as usize,
+            })
     }
 
     /// Every distinct chunk in the index as (content key, text to embed): what [`Vault::embed`]

@@ -1,2 +1,2031 @@
 //! Pure text functions of the memory store (slugs, descriptions, similarity, contract rules,
 //! markup guard, sanitising, the frontmatter subset memories are written in).
+//!
+//! Nothing here touches the disk or the clock: every function maps strings to strings (or to
+//! small values), so the store, the server and the tests can share one definition of each rule.
+//! Lengths and offsets are counted in Unicode scalar values (`char`s) unless a doc says bytes.
+
+#![allow(dead_code, reason = "used by the memory store being written alongside")]
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use unicode_normalization::UnicodeNormalization;
+
+/// Longest filename slug a memory title is cut to, in characters.
+pub(crate) const SLUG_MAX: usize = 60;
+
+/// Cut point of [`describe`]: longer derived descriptions are clipped to this many characters.
+const DESCRIPTION_MAX: usize = 150;
+
+/// A clipped description breaks at its last space only when that space sits past this index.
+const DESCRIPTION_BREAK_AFTER: usize = 100;
+
+/// A first sentence becomes the description only when its stop sits past this index.
+const FIRST_SENTENCE_MIN: usize = 40;
+
+/// Compiles one of this module's fixed patterns.
+fn pattern(src: &str) -> Regex {
+    Regex::new(src).expect("static regex of memory::text")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small shared helpers
+// ---------------------------------------------------------------------------------------------
+
+/// Whitespace as JavaScript's `\s` sees it: Unicode white space plus the byte-order mark.
+fn is_js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// Collapses every whitespace run to one space and trims both ends.
+pub(crate) fn flatten_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(is_js_space).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The first `n` characters of `s` (all of `s` when it is shorter).
+fn prefix_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Number of characters of `s` before byte offset `byte`.
+fn char_index(s: &str, byte: usize) -> usize {
+    s[..byte].chars().count()
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.2 slugify
+// ---------------------------------------------------------------------------------------------
+
+/// Runs of two or more dots (step 5 of [`slugify`]).
+static DOT_RUN: LazyLock<Regex> = LazyLock::new(|| pattern(r"\.{2,}"));
+
+/// Whether `stem` is a device name Windows reserves (CON, PRN, AUX, NUL, COM1–9, LPT1–9).
+fn is_reserved_device(stem: &str) -> bool {
+    let upper = stem.to_ascii_uppercase();
+    match upper.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" => true,
+        _ => {
+            let b = upper.as_bytes();
+            b.len() == 4
+                && (upper.starts_with("COM") || upper.starts_with("LPT"))
+                && (b'1'..=b'9').contains(&b[3])
+        }
+    }
+}
+
+/// Turns a memory title into the filename stem used after the date (§A.2): compatibility
+/// decomposition without combining accents, filesystem-hostile characters and dot runs become
+/// spaces, whitespace collapses, the result is cut to [`SLUG_MAX`] characters (at a word
+/// boundary when one sits past 60 % of the cap), loses trailing dots and spaces, and a Windows
+/// device name gets a `_` prefix. An empty result means the title is unusable as a filename.
+pub(crate) fn slugify(title: &str) -> String {
+    let mut spaced = String::with_capacity(title.len());
+    for c in title.nfkd() {
+        if ('\u{300}'..='\u{36f}').contains(&c) {
+            continue;
+        }
+        let c = match c {
+            '<' | '>' | ':' | '"' | '|' | '?' | '*' | '/' | '\\' | '[' | ']' => ' ',
+            c if u32::from(c) < 0x20 => ' ',
+            c => c,
+        };
+        spaced.push(c);
+    }
+    let undotted = DOT_RUN.replace_all(&spaced, " ");
+    let mut slug = flatten_whitespace(&undotted);
+    if slug.chars().count() > SLUG_MAX {
+        let mut cut = prefix_chars(&slug, SLUG_MAX).to_owned();
+        if let Some(pos) = cut.rfind(' ')
+            && char_index(&cut, pos) * 10 > SLUG_MAX * 6
+        {
+            cut.truncate(pos);
+        }
+        slug = cut.trim_matches(is_js_space).to_owned();
+    }
+    let slug = slug.trim_end_matches(['.', ' ']);
+    if is_reserved_device(slug) {
+        format!("_{slug}")
+    } else {
+        slug.to_owned()
+    }
+}
+
+/// Whether `s` is a non-empty run of ASCII letters, digits, `_`, `.` and `-` (the shape
+/// project and platform names must have; JavaScript's `^[\w.-]+$`).
+pub(crate) fn is_simple_slug(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.3 description and JSON quoting
+// ---------------------------------------------------------------------------------------------
+
+/// Derives a memory's frontmatter description from its body (§A.3): the first sentence when it
+/// ends past character 40, else the whole flattened body; anything over 150 characters is cut
+/// (at the last space when it sits past character 100) and ends with `…`.
+pub(crate) fn describe(body: &str) -> String {
+    let flat = flatten_whitespace(body);
+    let chars: Vec<char> = flat.chars().collect();
+    let stop = chars
+        .windows(2)
+        .position(|w| matches!(w[0], '.' | '!' | '?') && is_js_space(w[1]));
+    let end = match stop {
+        Some(i) if i > FIRST_SENTENCE_MIN => i + 1,
+        _ => chars.len(),
+    };
+    if end <= DESCRIPTION_MAX {
+        return chars[..end].iter().collect();
+    }
+    let mut cut = &chars[..DESCRIPTION_MAX];
+    if let Some(space) = cut.iter().rposition(|&c| c == ' ')
+        && space > DESCRIPTION_BREAK_AFTER
+    {
+        cut = &cut[..space];
+    }
+    let text: String = cut.iter().collect();
+    format!("{}…", text.trim_end_matches(is_js_space))
+}
+
+/// Characters JSON may leave raw but a YAML reader could treat as a line break or reject as
+/// non-printable; [`json_str`] escapes them as `\uXXXX`.
+fn needs_yaml_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+    )
+}
+
+/// JSON-encodes `s` as a quoted string. The result is also a valid YAML double-quoted scalar and
+/// never contains a raw line break, so it can sit on one frontmatter line.
+pub(crate) fn json_str(s: &str) -> String {
+    let raw = serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""));
+    if !raw.chars().any(needs_yaml_escape) {
+        return raw;
+    }
+    let mut out = String::with_capacity(raw.len() + 12);
+    for c in raw.chars() {
+        if needs_yaml_escape(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.6 similarity (text parts)
+// ---------------------------------------------------------------------------------------------
+
+/// English function words dropped by [`tokens`].
+static STOPWORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    [
+        "a", "an", "the", "and", "or", "but", "nor", "if", "then", "else", "so", "of", "to", "in",
+        "on", "at", "by", "for", "with", "from", "as", "about", "into", "onto", "than", "too",
+        "very", "just", "also", "only", "own", "same", "up", "down", "out", "off", "over", "under",
+        "again", "more", "most", "some", "any", "all", "each", "both", "few", "other", "such",
+        "no", "not", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did",
+        "doing", "has", "have", "had", "having", "it", "its", "this", "that", "these", "those",
+        "there", "here", "i", "me", "my", "mine", "you", "your", "yours", "we", "our", "ours",
+        "us", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers", "what",
+        "which", "who", "whom", "whose", "how", "why", "when", "where", "because", "while", "can",
+        "could", "will", "would", "shall", "should", "may", "might", "must", "per", "via",
+    ]
+    .into_iter()
+    .collect()
+});
+
+/// Folds an English plural to its singular (§A.6): `dependencies` → `dependency`,
+/// `patches` → `patch`, `externals` → `external`; `class`, `https`, `ios` and `css` stay.
+pub(crate) fn stem(token: &str) -> String {
+    let len = token.chars().count();
+    if len > 4
+        && let Some(root) = token.strip_suffix("ies")
+    {
+        return format!("{root}y");
+    }
+    if len > 4 {
+        for suffix in ["ses", "xes", "zes", "ches", "shes"] {
+            if token.ends_with(suffix) {
+                return token[..token.len() - 2].to_owned();
+            }
+        }
+    }
+    if len > 3
+        && !token.ends_with("ss")
+        && let Some(root) = token.strip_suffix('s')
+        && root.contains(['a', 'e', 'i', 'o', 'u'])
+    {
+        return root.to_owned();
+    }
+    token.to_owned()
+}
+
+/// The content words of `text` as a set (§A.6): lowercased, markdown punctuation and anything
+/// outside `[a-z0-9._/-]` split away, edge `._/-` trimmed, one-character words and stopwords
+/// dropped, plurals folded by [`stem`]. Version numbers such as `0.1.5` survive.
+pub(crate) fn tokens(text: &str) -> HashSet<String> {
+    let lower = text.to_lowercase();
+    let mut out = HashSet::new();
+    let words = lower.split(|c: char| {
+        !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '/' | '-'))
+    });
+    for word in words {
+        let word = word.trim_matches(['.', '_', '/', '-']);
+        if word.len() > 1 && !STOPWORDS.contains(word) {
+            out.insert(stem(word));
+        }
+    }
+    out
+}
+
+/// Jaccard index of two token sets: two empty sets score 1, one empty set scores 0.
+pub(crate) fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shared = small.iter().filter(|t| large.contains(*t)).count();
+    let union = a.len() + b.len() - shared;
+    shared as f64 / union as f64
+}
+
+/// The token sets of one memory that near-duplicate detection compares.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Digest {
+    /// Tokens of the title.
+    pub(crate) title: HashSet<String>,
+    /// Tokens of the body.
+    pub(crate) body: HashSet<String>,
+}
+
+impl Digest {
+    /// Tokenises a memory's title and body.
+    pub(crate) fn new(title: &str, body: &str) -> Digest {
+        Digest {
+            title: tokens(title),
+            body: tokens(body),
+        }
+    }
+}
+
+/// Similarity of two memories: 0.6 × title Jaccard + 0.4 × body Jaccard, so a memory scores
+/// exactly 1 against itself.
+pub(crate) fn similarity(a: &Digest, b: &Digest) -> f64 {
+    0.6 * jaccard(&a.title, &b.title) + 0.4 * jaccard(&a.body, &b.body)
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.4 contract rules
+// ---------------------------------------------------------------------------------------------
+
+/// One contract rule that fired on a body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RuleHit {
+    /// Rule id: `recurrence`, `undated-volatile` or `transcript`.
+    pub(crate) id: &'static str,
+    /// Marker written to `flags:` (`generalised`, `volatile`) or `transcript` for the reject rule.
+    pub(crate) marker: &'static str,
+    /// True when the rule refuses the write instead of flagging it.
+    pub(crate) reject: bool,
+    /// Human-readable explanation, used as a warning (flags) or a refusal (reject).
+    pub(crate) message: String,
+}
+
+/// Verbs whose recurrence claims make a memory "generalised".
+const RECUR_VERBS: &str = "breaks?|broke|fail(?:s|ed)?|crash(?:es|ed)?|hangs?|errors?|happens?|\
+                           recovers?|work(?:s|ed)?";
+
+/// The `recurrence` rule: claims that something always, never or repeatedly happens.
+static RECURRENCE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?i)\b(?:always|never)\b[^.!?]{{0,40}}\b(?:{RECUR_VERBS})\b|\bevery\s+time\b|\bkeeps?\s+(?:on\s+)?(?:happening|breaking|failing|crashing)\b|\brecurring\b|\bconsistently\s+(?:{RECUR_VERBS})\b"
+    ))
+});
+
+/// A count of something that changes over time (stars, forks, downloads …).
+static VOLATILE_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b[0-9][0-9,._]*\s*(?:stars?|forks?|downloads?|users?|subscribers?|followers?|commits?)\b",
+    )
+});
+
+/// A date anchor that makes a volatile count acceptable.
+static DATE_ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bas\s+of\b|[0-9]{4}-[0-9]{2}-[0-9]{2}"));
+
+/// A line that starts like a chat turn (`User:`, `assistant :` …).
+static TRANSCRIPT_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^\s*(?:user|assistant|human|ai|system)\s*:"));
+
+/// Lines of chat turns from which a body counts as a transcript.
+const TRANSCRIPT_LINES: usize = 4;
+
+/// Runs the contract rules of §A.4 over a memory body, in the order recurrence (flag
+/// `generalised`), undated-volatile (flag `volatile`), transcript (reject).
+pub(crate) fn contract_rules(body: &str) -> Vec<RuleHit> {
+    let mut hits = Vec::new();
+    if RECURRENCE.is_match(body) {
+        hits.push(RuleHit {
+            id: "recurrence",
+            marker: "generalised",
+            reject: false,
+            message: String::from(
+                "The body claims a recurrence (always / never / every time / keeps happening). \
+                 One observation does not make a pattern, so the memory is flagged generalised \
+                 and a verified claim is recorded as inferred.",
+            ),
+        });
+    }
+    if VOLATILE_COUNT.is_match(body) && !DATE_ANCHOR.is_match(body) {
+        hits.push(RuleHit {
+            id: "undated-volatile",
+            marker: "volatile",
+            reject: false,
+            message: String::from(
+                "The body quotes a count that drifts (stars, forks, downloads, users, commits…) \
+                 without a date, so the memory is flagged volatile. Anchor it with \"as of \
+                 YYYY-MM-DD\".",
+            ),
+        });
+    }
+    let turns = body.lines().filter(|l| TRANSCRIPT_LINE.is_match(l)).count();
+    if turns >= TRANSCRIPT_LINES {
+        hits.push(RuleHit {
+            id: "transcript",
+            marker: "transcript",
+            reject: true,
+            message: format!(
+                "body looks like a transcript. A memory is a conclusion, not a log: {turns} lines \
+                 read as chat turns (User:/Assistant:…). State what was learned in your own words."
+            ),
+        });
+    }
+    hits
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.5 links
+// ---------------------------------------------------------------------------------------------
+
+/// `[[target]]`, `[[target#anchor]]`, `[[target|alias]]` and `[[target#anchor|alias]]`.
+static WIKILINK: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\[\[([^\[\]|#\n]+)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]"));
+
+/// Unlinks wikilinks whose target is not resolvable (§A.5). `resolvable` holds lowercased
+/// names. A resolvable link is kept exactly as written; any other becomes its alias text (or its
+/// target text when there is no alias) and its target is appended to `dropped` once.
+pub(crate) fn neutralize_wikilinks(
+    text: &str,
+    resolvable: &HashSet<String>,
+    dropped: &mut Vec<String>,
+) -> String {
+    WIKILINK
+        .replace_all(text, |caps: &regex::Captures<'_>| {
+            let whole = &caps[0];
+            let target = caps[1].trim();
+            if target.is_empty() || resolvable.contains(&target.to_lowercase()) {
+                return whole.to_owned();
+            }
+            if !dropped.iter().any(|d| d == target) {
+                dropped.push(target.to_owned());
+            }
+            match caps.get(3).map(|m| m.as_str().trim()) {
+                Some(alias) if !alias.is_empty() => alias.to_owned(),
+                _ => target.to_owned(),
+            }
+        })
+        .into_owned()
+}
+
+/// Splits the `links` argument into resolved and dropped names (§A.5). Entries are trimmed,
+/// blanks skipped, case-variant duplicates collapse to their first spelling, and an entry whose
+/// lowercase form is in `resolvable` is kept in the caller's casing.
+pub(crate) fn resolve_links(
+    links: &[String],
+    resolvable: &HashSet<String>,
+) -> (Vec<String>, Vec<String>) {
+    let mut seen = HashSet::new();
+    let mut resolved = Vec::new();
+    let mut dropped = Vec::new();
+    for link in links {
+        let link = link.trim();
+        if link.is_empty() {
+            continue;
+        }
+        let key = link.to_lowercase();
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        if resolvable.contains(&key) {
+            resolved.push(link.to_owned());
+        } else {
+            dropped.push(link.to_owned());
+        }
+    }
+    (resolved, dropped)
+}
+
+// ---------------------------------------------------------------------------------------------
+// §A.10 / §A.7 frontmatter subset
+// ---------------------------------------------------------------------------------------------
+
+/// A frontmatter value of the subset memories are written in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FmValue {
+    /// A bare, single-quoted or double-quoted scalar, unquoted.
+    Scalar(String),
+    /// An inline `[...]` list, each entry unquoted.
+    List(Vec<String>),
+}
+
+/// Byte positions of a leading frontmatter block.
+#[derive(Debug, Clone, Copy)]
+struct FmSpan {
+    /// First byte inside the block (just after the opening fence line).
+    inside_start: usize,
+    /// End of the inside text (before the line break that precedes the closing fence).
+    inside_end: usize,
+    /// First byte of the closing fence line.
+    close_start: usize,
+    /// First byte after the closing fence line (its line break included).
+    after: usize,
+    /// Whether the opening fence line ends with `\r\n`.
+    crlf: bool,
+}
+
+/// Whether a line (without its `\n`) is a `---` fence, tolerating `\r` and trailing blanks.
+fn is_fence(line: &str) -> bool {
+    line.trim_end_matches(['\r', ' ', '\t']) == "---"
+}
+
+/// Locates the leading `---` … `---` block of `md`, after an optional byte-order mark.
+fn fm_span(md: &str) -> Option<FmSpan> {
+    let start = if md.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let open_nl = start + md[start..].find('\n')?;
+    if !is_fence(&md[start..open_nl]) {
+        return None;
+    }
+    let crlf = md[start..open_nl].ends_with('\r');
+    let inside_start = open_nl + 1;
+    let mut pos = inside_start;
+    loop {
+        let line_end = md[pos..].find('\n').map_or(md.len(), |i| pos + i);
+        if is_fence(&md[pos..line_end]) {
+            let inside_end = if pos == inside_start {
+                pos
+            } else if md[..pos - 1].ends_with('\r') {
+                pos - 2
+            } else {
+                pos - 1
+            };
+            let after = if line_end < md.len() {
+                line_end + 1
+            } else {
+                md.len()
+            };
+            return Some(FmSpan {
+                inside_start,
+                inside_end,
+                close_start: pos,
+                after,
+                crlf,
+            });
+        }
+        if line_end >= md.len() {
+            return None;
+        }
+        pos = line_end + 1;
+    }
+}
+
+/// The text inside the leading `---` block of `md` and the byte offset just after its closing
+/// fence line. A leading byte-order mark and `\r\n` line ends are tolerated; a block that never
+/// closes counts as no block.
+pub(crate) fn frontmatter_block(md: &str) -> Option<(&str, usize)> {
+    fm_span(md).map(|s| (&md[s.inside_start..s.inside_end], s.after))
+}
+
+/// Removes one layer of quoting from a scalar or list entry: `"…"` is JSON-parsed (falling back
+/// to stripping the quotes), `'…'` is stripped with `''` read as `'`, anything else is kept.
+fn unquote(v: &str) -> String {
+    if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
+        return serde_json::from_str::<String>(v).unwrap_or_else(|_| v[1..v.len() - 1].to_owned());
+    }
+    if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+        return v[1..v.len() - 1].replace("''", "'");
+    }
+    v.to_owned()
+}
+
+/// Splits the inside of an inline list (`a, "b, c", 'd'`) into unquoted entries. Commas inside
+/// quotes are content, a backslash escape inside double quotes is kept with its entry (so `\"`
+/// stays inside), and blank entries are skipped.
+pub(crate) fn split_inline_list(inner: &str) -> Vec<String> {
+    fn finish(raw: &mut String, out: &mut Vec<String>) {
+        let entry = raw.trim();
+        if !entry.is_empty() {
+            out.push(unquote(entry));
+        }
+        raw.clear();
+    }
+    let mut out = Vec::new();
+    let mut raw = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        raw.push(c);
+        match quote {
+            Some('"') => {
+                if c == '\\' {
+                    if let Some(next) = chars.next() {
+                        raw.push(next);
+                    }
+                } else if c == '"' {
+                    quote = None;
+                }
+            }
+            Some(q) => {
+                if c == q {
+                    // `''` inside a single-quoted entry is an escaped quote, not the end.
+                    match chars.next_if_eq(&q) {
+                        Some(next) => raw.push(next),
+                        None => quote = None,
+                    }
+                }
+            }
+            None => match c {
+                ',' => {
+                    raw.pop();
+                    finish(&mut raw, &mut out);
+                }
+                '"' | '\'' if raw.trim_start().len() == c.len_utf8() => quote = Some(c),
+                _ => {}
+            },
+        }
+    }
+    finish(&mut raw, &mut out);
+    out
+}
+
+/// A `key: value` frontmatter line of the subset.
+static FM_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$"));
+
+/// Parses one frontmatter value of the subset.
+fn parse_value(v: &str) -> FmValue {
+    if let Some(inner) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        FmValue::List(split_inline_list(inner))
+    } else {
+        FmValue::Scalar(unquote(v))
+    }
+}
+
+/// Reads the frontmatter subset memories are written in (§A.10): one `key: value` per line
+/// (key `^[A-Za-z_][\w-]*`), empty values skipped, `[...]` as a quote-aware list, `"…"`
+/// JSON-parsed, `'…'` stripped. No frontmatter gives an empty map; a repeated key keeps its
+/// last value.
+pub(crate) fn parse_frontmatter(md: &str) -> BTreeMap<String, FmValue> {
+    let mut out = BTreeMap::new();
+    let Some((inside, _)) = frontmatter_block(md) else {
+        return out;
+    };
+    for line in inside.lines() {
+        let Some(caps) = FM_LINE.captures(line.trim_end_matches(['\r', ' ', '\t'])) else {
+            continue;
+        };
+        let value = caps.get(2).map_or("", |m| m.as_str().trim());
+        if value.is_empty() {
+            continue;
+        }
+        out.insert(caps[1].to_owned(), parse_value(value));
+    }
+    out
+}
+
+/// Result of [`add_to_frontmatter_list`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FmEdit {
+    /// The edited markdown.
+    Changed(String),
+    /// The value was already in the list; nothing to write.
+    AlreadyPresent,
+    /// The file has no frontmatter block; it is left alone.
+    NoFrontmatter,
+}
+
+/// One line inside a frontmatter block, by byte range in the whole document.
+#[derive(Debug, Clone, Copy)]
+struct FmLine {
+    /// First byte of the line.
+    start: usize,
+    /// End of the line's content (before `\r\n` / `\n`).
+    end: usize,
+    /// First byte of the next line.
+    next: usize,
+}
+
+/// The lines inside a frontmatter block.
+fn fm_lines(md: &str, span: FmSpan) -> Vec<FmLine> {
+    let mut lines = Vec::new();
+    let mut pos = span.inside_start;
+    while pos < span.close_start {
+        let nl = md[pos..span.close_start]
+            .find('\n')
+            .map_or(span.close_start, |i| pos + i);
+        let end = if md[pos..nl].ends_with('\r') {
+            nl - 1
+        } else {
+            nl
+        };
+        let next = (nl + 1).min(span.close_start);
+        lines.push(FmLine {
+            start: pos,
+            end,
+            next,
+        });
+        if nl >= span.close_start {
+            break;
+        }
+        pos = nl + 1;
+    }
+    lines
+}
+
+/// Adds `value` to the list under `key` in the frontmatter of `md` (§A.7 addToFrontmatterList):
+/// a missing key gets a `key: ["value"]` line at the end of the block, an inline list gets
+/// `, "value"` before its `]`, a scalar becomes a two-item list, a block list gets one more
+/// `- "value"` item. A value already present changes nothing. Every other byte (other keys,
+/// their order, the body) is kept as it was; values are JSON-quoted by [`json_str`].
+pub(crate) fn add_to_frontmatter_list(md: &str, key: &str, value: &str) -> FmEdit {
+    let Some(span) = fm_span(md) else {
+        return FmEdit::NoFrontmatter;
+    };
+    let eol = if span.crlf { "\r\n" } else { "\n" };
+    let quoted = json_str(value);
+    let lines = fm_lines(md, span);
+    let splice = |at: std::ops::Range<usize>, with: &str| {
+        let mut s = String::with_capacity(md.len() + with.len());
+        s.push_str(&md[..at.start]);
+        s.push_str(with);
+        s.push_str(&md[at.end..]);
+        FmEdit::Changed(s)
+    };
+    let found = lines.iter().enumerate().find(|(_, l)| {
+        md[l.start..l.end]
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.starts_with(':'))
+    });
+    let Some((idx, line)) = found else {
+        let insert = format!("{key}: [{quoted}]{eol}");
+        return splice(span.close_start..span.close_start, &insert);
+    };
+    let value_start = line.start + key.len() + 1;
+    let text = &md[value_start..line.end];
+    let lead = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let (v_start, v_end) = (value_start + lead, value_start + lead + trimmed.len());
+
+    if let Some(inner) = trimmed.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        if split_inline_list(inner).iter().any(|e| e == value) {
+            return FmEdit::AlreadyPresent;
+        }
+        if inner.trim().is_empty() {
+            return splice(v_start..v_end, &format!("[{quoted}]"));
+        }
+        let close = v_end - 1;
+        return splice(close..close, &format!(", {quoted}"));
+    }
+    if !trimmed.is_empty() {
+        let existing = unquote(trimmed);
+        if existing == value {
+            return FmEdit::AlreadyPresent;
+        }
+        let list = format!("[{}, {quoted}]", json_str(&existing));
+        return splice(v_start..v_end, &list);
+    }
+    // Empty value: a block list may follow (`- item` lines).
+    let mut last_item: Option<(FmLine, &str)> = None;
+    for l in &lines[idx + 1..] {
+        let content = &md[l.start..l.end];
+        let body = content.trim_start();
+        let Some(item) = body.strip_prefix('-') else {
+            break;
+        };
+        if !(item.is_empty() || item.starts_with([' ', '\t'])) {
+            break;
+        }
+        if unquote(item.trim()) == value {
+            return FmEdit::AlreadyPresent;
+        }
+        last_item = Some((*l, &content[..content.len() - body.len()]));
+    }
+    match last_item {
+        // Every line inside the block ends with a line break (the closing fence follows one),
+        // so the new item goes at the start of the next line.
+        Some((l, indent)) => splice(l.next..l.next, &format!("{indent}- {quoted}{eol}")),
+        None => splice(line.start..line.end, &format!("{key}: [{quoted}]")),
+    }
+}
+
+/// A level-one heading line (`# Title`).
+static H1: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?m)^#[ \t]+(.*\S.*)$"));
+
+/// Title and body of a memory file (§A.10 parseMemory): the title is the first `# ` heading after
+/// the frontmatter, trimmed; the body is what remains once the frontmatter block and that heading
+/// line are removed, trimmed.
+pub(crate) fn memory_title_body(md: &str) -> (Option<String>, String) {
+    let rest = match fm_span(md) {
+        Some(span) => &md[span.after..],
+        None => md.strip_prefix('\u{feff}').unwrap_or(md),
+    };
+    match H1.captures(rest) {
+        Some(caps) => {
+            let whole = caps.get(0).map_or(0..0, |m| m.range());
+            let title = caps[1].trim_matches(is_js_space).to_owned();
+            let body = format!("{}{}", &rest[..whole.start], &rest[whole.end..]);
+            (Some(title), body.trim_matches(is_js_space).to_owned())
+        }
+        None => (None, rest.trim_matches(is_js_space).to_owned()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §B.4 record_work
+// ---------------------------------------------------------------------------------------------
+
+/// Filename slug of a `record_work` note (§B.4 step 3): compatibility decomposition, every
+/// character that is not an ASCII word character, whitespace or `-` deleted, whitespace runs
+/// turned into `-`, cut to [`SLUG_MAX`] characters, edge dashes stripped, lowercased.
+pub(crate) fn slugify_title(title: &str) -> String {
+    let kept: String = title
+        .nfkd()
+        .filter(|&c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || is_js_space(c))
+        .collect();
+    let dashed = kept
+        .split(is_js_space)
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    prefix_chars(&dashed, SLUG_MAX)
+        .trim_matches('-')
+        .to_ascii_lowercase()
+}
+
+/// Clamps a `record_work` description to `max` characters (§B.4 step 6): whitespace flattened;
+/// when too long, cut to `max - 1`, broken at the last space if it sits past 60 % of `max`,
+/// trailing separators (whitespace `, ; : . – — -`) stripped, and `…` appended.
+pub(crate) fn clamp_description(s: &str, max: usize) -> String {
+    let flat = flatten_whitespace(s);
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut cut = prefix_chars(&flat, max.saturating_sub(1));
+    if let Some(space) = cut.rfind(' ')
+        && char_index(cut, space) * 10 > max * 6
+    {
+        cut = &cut[..space];
+    }
+    let cut = cut.trim_end_matches(|c: char| is_js_space(c) || ",;:.–—-".contains(c));
+    format!("{cut}…")
+}
+
+/// A YAML single-quoted scalar: `'` around, each `'` inside doubled, nothing else escaped (a
+/// backslash stays literal). Line breaks are the caller's to flatten first.
+pub(crate) fn yaml_single_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// §B.7 sanitising
+// ---------------------------------------------------------------------------------------------
+
+/// Windows drive paths (`X:\…`, `X:/…`) not preceded by a letter (so `vault://` survives).
+static DRIVE_PATH: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"(^|[^A-Za-z])[A-Za-z]:[\\/][^\s'"`)]*"#));
+
+/// UNC paths (`\\server\share…`) starting a backslash run that no word character precedes.
+static UNC_PATH: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"(^|[^A-Za-z0-9_\\])\\\\[^\s'"`)]+"#));
+
+/// Home and root directories of Unix-like systems, when they start an absolute path (not the
+/// middle of a vault-relative one such as `work/home/x.md`).
+static HOME_PATH: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"(^|[^A-Za-z0-9_.\-])/(?:home|Users|users|root)/[^\s'"`)]*"#));
+
+/// Replaces local absolute paths in a message with `<path>` (§B.7): Windows drive paths, UNC
+/// paths and `/home/`, `/Users/`, `/users/`, `/root/` paths, each up to whitespace, a quote, a
+/// backtick or `)`. Vault-relative paths and `vault://` URIs are left alone.
+pub(crate) fn sanitize(message: &str) -> String {
+    let s = DRIVE_PATH.replace_all(message, "${1}<path>");
+    let s = UNC_PATH.replace_all(&s, "${1}<path>");
+    let s = HOME_PATH.replace_all(&s, "${1}<path>");
+    s.into_owned()
+}
+
+// ---------------------------------------------------------------------------------------------
+// §B.8 tool-call markup guard
+// ---------------------------------------------------------------------------------------------
+
+/// Namespace prefix of tool-call tags, assembled so the literal tag never appears in source.
+const TAG_NS: &str = concat!("ant", "ml:");
+/// Name of the tag that opens one tool call.
+const TAG_CALL: &str = concat!("in", "voke");
+/// Name of the tag that wraps a batch of tool calls.
+const TAG_BATCH: &str = concat!("function", "_calls");
+/// Name of the tag that carries one argument.
+const TAG_ARG: &str = concat!("para", "meter");
+
+/// Any tool-call markup: an argument tag with a `name=` attribute, or a call or batch tag
+/// (opening or closing, with or without the namespace).
+static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?i)<{TAG_ARG}\s+name=|</?(?:{TAG_NS})?(?:{TAG_CALL}|{TAG_BATCH})\b"
+    ))
+});
+
+/// One or more closing tool-call tags at the very end of a text, with surrounding whitespace.
+static TRAILING_CLOSERS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?i)(?:\s*</(?:{TAG_NS})?(?:{TAG_CALL}|{TAG_BATCH}|{TAG_ARG})\s*>)+\s*$"
+    ))
+});
+
+/// Where tool-call markup was found in a write tool's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MarkupHit {
+    /// Argument name.
+    pub(crate) field: String,
+    /// The matched markup text.
+    pub(crate) matched: String,
+    /// Character offset of the match inside the scanned text (the item, for a list).
+    pub(crate) offset: usize,
+    /// 1-based item number when the argument is a list.
+    pub(crate) item: Option<usize>,
+    /// Length in characters of the scanned text (the item, for a list).
+    pub(crate) len: usize,
+    /// True when only closing tags (and whitespace) end the text and removing them removes all
+    /// markup: the call was closed early rather than a later field swallowed.
+    pub(crate) trailing: bool,
+}
+
+/// An argument value the markup guard scans.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FieldValue<'a> {
+    /// A string argument.
+    Text(&'a str),
+    /// A list argument; each item is scanned as a string.
+    List(&'a [String]),
+}
+
+/// Scans one text for markup.
+fn scan_markup(field: &str, text: &str, item: Option<usize>) -> Option<MarkupHit> {
+    let m = MARKUP.find(text)?;
+    let trailing = match TRAILING_CLOSERS.find(text) {
+        Some(closers) => !MARKUP.is_match(&text[..closers.start()]),
+        None => false,
+    };
+    Some(MarkupHit {
+        field: field.to_owned(),
+        matched: m.as_str().to_owned(),
+        offset: char_index(text, m.start()),
+        item,
+        len: text.chars().count(),
+        trailing,
+    })
+}
+
+/// Finds the first tool-call markup in the arguments of a write tool (§B.8), scanning fields in
+/// order and list items in order. Ordinary angle brackets and HTML such as `<details>` pass.
+pub(crate) fn find_markup(fields: &[(&str, FieldValue<'_>)]) -> Option<MarkupHit> {
+    fields.iter().find_map(|(field, value)| match value {
+        FieldValue::Text(text) => scan_markup(field, text, None),
+        FieldValue::List(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, text)| scan_markup(field, text, Some(i + 1))),
+    })
+}
+
+/// The refusal text for a markup hit (§B.8). It names the field, the match, its offset and the
+/// field's length, lists the argument keys received (never a value), diagnoses a trailing or an
+/// embedded hit, and ends with `Nothing was written.`
+pub(crate) fn markup_refusal(hit: &MarkupHit, keys: &[&str]) -> String {
+    let site = match hit.item {
+        Some(k) => format!("item {k} of \"{}\"", hit.field),
+        None => format!("\"{}\"", hit.field),
+    };
+    let keys = if keys.is_empty() {
+        String::from("(none)")
+    } else {
+        keys.join(", ")
+    };
+    let diagnosis = if hit.trailing {
+        "The markup is only closing tags at the end of the field: the call was closed around its \
+         own arguments. Check the field list first: a field you meant to send may be missing, \
+         and this field carries the tail of the call."
+    } else {
+        "The markup sits inside the text with content after it: this field most likely \
+         swallowed the field after it. Send each argument as its own field, with no tool-call \
+         tags inside any value."
+    };
+    format!(
+        "Refused: \"{field}\" contains tool-call markup, which means the arguments were mangled \
+         while the call was assembled.\n\
+         Found \"{matched}\" at offset {offset} of {site}, which is {len} characters long.\n\
+         Fields received: {keys}.\n\
+         {diagnosis}\n\
+         Nothing was written.",
+        field = hit.field,
+        matched = flatten_whitespace(&hit.matched),
+        offset = hit.offset,
+        len = hit.len,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Component, Path};
+
+    fn set(items: &[&str]) -> HashSet<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// Asserts the filename properties every non-empty slug must have (§A.2, E.2 #8/#12).
+    fn assert_safe_slug(title: &str, slug: &str) {
+        assert!(!slug.contains('/'), "{title:?} -> {slug:?}");
+        assert!(!slug.contains('\\'), "{title:?} -> {slug:?}");
+        assert!(!slug.contains(".."), "{title:?} -> {slug:?}");
+        assert!(
+            !slug.ends_with('.') && !slug.ends_with(' '),
+            "{title:?} -> {slug:?}"
+        );
+        assert!(
+            !slug.chars().any(|c| u32::from(c) < 0x20),
+            "{title:?} -> {slug:?}"
+        );
+        assert!(
+            slug.chars().count() <= SLUG_MAX + 1,
+            "{title:?} -> {slug:?}"
+        );
+    }
+
+    /// Joins a slug the way the store names files and checks it stays one segment below the
+    /// month folder (E.2 #11).
+    fn assert_stays_inside(slug: &str) {
+        let base = Path::new("/vault/memories/2026/07");
+        let full = base.join(format!("2026-07-26 {slug}.md"));
+        assert!(full.starts_with("/vault/memories/"), "{full:?}");
+        let rel = full.strip_prefix(base).expect("below base");
+        let comps: Vec<Component<'_>> = rel.components().collect();
+        assert_eq!(comps.len(), 1, "{full:?}");
+        assert!(matches!(comps[0], Component::Normal(_)), "{full:?}");
+    }
+
+    struct XorShift(u64);
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    // ----- §A.2 slugify -----
+
+    #[test]
+    fn slug_keeps_a_plain_title() {
+        let t = "tsup externals decide what a patch can fix";
+        assert_eq!(slugify(t), t);
+        assert_eq!(slugify("  x  "), "x");
+    }
+
+    #[test]
+    fn slug_replaces_hostile_characters() {
+        assert_eq!(slugify("a<b>c:d\"e|f?g*h"), "a b c d e f g h");
+        assert_eq!(slugify("a/b\\c[d]e"), "a b c d e");
+        assert_eq!(slugify("v1..2...3"), "v1 2 3");
+        assert_eq!(slugify("a.b"), "a.b");
+        assert_eq!(slugify("end with dots..."), "end with dots");
+        assert_eq!(slugify("end with dot. "), "end with dot");
+        assert_eq!(
+            slugify("line one\nline two\r\n\tthree"),
+            "line one line two three"
+        );
+        assert_eq!(slugify("nul\u{0}byte"), "nul byte");
+    }
+
+    #[test]
+    fn slug_is_capped_and_breaks_at_a_word() {
+        let title = "the quick brown fox jumps over the lazy dog and keeps running far away";
+        let slug = slugify(title);
+        assert!(slug.chars().count() <= SLUG_MAX);
+        assert!(title.starts_with(&slug));
+        assert_eq!(
+            &title[slug.len()..slug.len() + 1],
+            " ",
+            "breaks at a word: {slug:?}"
+        );
+        assert_eq!(
+            slug,
+            "the quick brown fox jumps over the lazy dog and keeps"
+        );
+        assert_eq!(slugify(&"a".repeat(500)), "a".repeat(60));
+        // The last space before the cap sits at index 10 (< 36): cut hard at 60.
+        let hard = format!("short word {}", "x".repeat(80));
+        assert_eq!(slugify(&hard).chars().count(), 60);
+        // Unicode counted by characters.
+        let emoji = "😀".repeat(80);
+        assert_eq!(slugify(&emoji), "😀".repeat(60));
+    }
+
+    #[test]
+    fn slug_prefixes_reserved_device_names() {
+        for name in [
+            "CON", "con", "PRN", "AUX", "NUL", "COM1", "LPT9", "com9", "Lpt1",
+        ] {
+            assert_eq!(slugify(name), format!("_{name}"), "{name}");
+        }
+        for name in ["CONSOLE", "COM0", "LPT10", "COM", "nul byte"] {
+            assert!(!slugify(name).starts_with('_'), "{name}");
+        }
+    }
+
+    #[test]
+    fn slug_keeps_unicode_letters() {
+        assert_eq!(slugify("日本語のメモ"), "日本語のメモ");
+        assert_eq!(slugify("café déjà vu"), "cafe deja vu");
+        assert_eq!(slugify("Ｆｕｌｌｗｉｄｔｈ／ｓｌａｓｈ"), "Fullwidth slash");
+        assert_eq!(slugify("ellipsis… here"), "ellipsis here");
+    }
+
+    #[test]
+    fn slug_is_empty_for_unusable_titles() {
+        for t in [
+            "...", "///", "   ", "***", ".", "..", "", "\n\t", "[]", "?*<>",
+        ] {
+            assert_eq!(slugify(t), "", "{t:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_titles_stay_inside_the_store() {
+        let hostile = vec![
+            String::from("../../etc/passwd"),
+            String::from("..\\..\\windows\\system32"),
+            String::from("/etc/passwd"),
+            String::from("C:\\Windows\\System32\\cmd.exe"),
+            String::from("\\\\server\\share\\file"),
+            String::from("nul\u{0}in the middle"),
+            String::from("\u{202e}gpj.exe"),
+            String::from("%2e%2e%2f%2e%2e%2fetc"),
+            "a".repeat(500),
+            "🔥".repeat(80),
+            String::from(".."),
+            String::from("."),
+            String::from("a/../../b"),
+            String::from("./."),
+        ];
+        for title in &hostile {
+            let slug = slugify(title);
+            if slug.is_empty() {
+                continue;
+            }
+            assert_safe_slug(title, &slug);
+            assert_stays_inside(&slug);
+        }
+        assert_eq!(slugify("../../etc/passwd"), "etc passwd");
+    }
+
+    #[test]
+    fn four_hundred_random_titles_give_safe_slugs() {
+        const ALPHABET: &[&str] = &[
+            "a", "b", "Z", "0", "7", " ", " ", "  ", ".", "..", "/", "\\", ":", "*", "?", "\"",
+            "<", ">", "|", "[", "]", "\n", "\t", "\u{0}", "\u{1f}", "é", "ß", "日", "😀", "-", "_",
+            "%", "é", "word", "…", "\u{202e}", "CON", "ﬁ",
+        ];
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut usable = 0;
+        for _ in 0..400 {
+            let pieces = rng.below(40);
+            let title: String = (0..pieces)
+                .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+                .collect();
+            let slug = slugify(&title);
+            if slug.is_empty() {
+                continue;
+            }
+            usable += 1;
+            assert_safe_slug(&title, &slug);
+            assert_stays_inside(&slug);
+        }
+        assert!(usable > 100, "only {usable} usable slugs");
+    }
+
+    #[test]
+    fn simple_slug_shape() {
+        for ok in ["pocket", "obsidian-mind", "a.b_c", "ios", "A1"] {
+            assert!(is_simple_slug(ok), "{ok}");
+        }
+        for bad in [
+            "../etc",
+            "a/b",
+            "has space",
+            "semi;colon",
+            "",
+            "café",
+            "a\\b",
+        ] {
+            assert!(!is_simple_slug(bad), "{bad}");
+        }
+    }
+
+    // ----- §A.3 description and quoting -----
+
+    #[test]
+    fn description_takes_a_long_first_sentence() {
+        let body = "The bundler inlines every workspace package it can see. Later text is ignored \
+                    here. And more.";
+        assert_eq!(
+            describe(body),
+            "The bundler inlines every workspace package it can see."
+        );
+    }
+
+    #[test]
+    fn description_ignores_a_short_first_sentence_and_later_stops() {
+        // First stop at index 8 (<= 40): the whole flattened body is taken.
+        let body = "Short.  Then a\nsecond sentence that is long enough. Third.";
+        assert_eq!(
+            describe(body),
+            "Short. Then a second sentence that is long enough. Third."
+        );
+        assert_eq!(describe("no stop at all"), "no stop at all");
+        assert_eq!(describe("ends with a stop."), "ends with a stop.");
+    }
+
+    #[test]
+    fn description_is_clipped_with_an_ellipsis() {
+        let word = "lorem ";
+        let body = word.repeat(60);
+        let d = describe(&body);
+        assert!(d.ends_with('…'), "{d}");
+        assert!(d.chars().count() <= 152, "{}", d.chars().count());
+        assert!(!d.contains("  "));
+        // No space at all: cut at 150 exactly.
+        let d = describe(&"x".repeat(400));
+        assert_eq!(d, format!("{}…", "x".repeat(150)));
+        // Last space before 150 sits at index <= 100: cut hard at 150.
+        let body = format!("{} {}", "a".repeat(90), "b".repeat(200));
+        let d = describe(&body);
+        assert_eq!(d.chars().count(), 151);
+        // A long first sentence is clipped too.
+        let body = format!("{}. tail", "word ".repeat(50));
+        let d = describe(&body);
+        assert!(d.chars().count() <= 152 && d.ends_with('…'), "{d}");
+    }
+
+    #[test]
+    fn description_length_bound_over_many_bodies() {
+        let mut rng = XorShift(42);
+        let words = [
+            "alpha",
+            "beta.",
+            "gamma!",
+            "delta?",
+            "x",
+            "日本語",
+            "\n\n",
+            "quote\"",
+            "a:b",
+        ];
+        for _ in 0..300 {
+            let n = rng.below(120);
+            let body: Vec<&str> = (0..n).map(|_| words[rng.below(words.len())]).collect();
+            let d = describe(&body.join(" "));
+            assert!(d.chars().count() <= 152, "{d:?}");
+            assert!(!d.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn json_strings_parse_as_json_and_yaml_on_one_line() {
+        let samples = [
+            "plain",
+            "has \"quotes\" and: colons",
+            "line one\nline two\r\nthree",
+            "tab\there",
+            "back\\slash",
+            "- looks like a list",
+            "# looks like a comment",
+            "null",
+            "",
+            "nel\u{85}ls\u{2028}ps\u{2029}del\u{7f}bom\u{feff}",
+            "日本語 😀",
+            "ctrl \u{1}\u{8}\u{c}",
+        ];
+        for s in samples {
+            let q = json_str(s);
+            assert!(!q.contains('\n') && !q.contains('\r'), "{q}");
+            assert!(!q.contains('\u{2028}') && !q.contains('\u{85}'), "{q}");
+            let back: String = serde_json::from_str(&q).expect("json");
+            assert_eq!(back, s);
+            let doc = format!("description: {q}\n");
+            let yaml: BTreeMap<String, String> = serde_yaml_ng::from_str(&doc).expect("yaml");
+            assert_eq!(yaml["description"], s, "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_title_alias_round_trips_through_the_frontmatter() {
+        let title = "Why \"tsup\" externals: what a patch/fix can't reach, [really]";
+        assert_ne!(slugify(title), title);
+        let md = format!("---\naliases: [{}]\n---\n\n# x\n", json_str(title));
+        assert_eq!(
+            parse_frontmatter(&md).get("aliases"),
+            Some(&FmValue::List(vec![title.to_owned()]))
+        );
+    }
+
+    // ----- §A.4 contract rules -----
+
+    fn markers(body: &str) -> Vec<&'static str> {
+        contract_rules(body).iter().map(|h| h.marker).collect()
+    }
+
+    #[test]
+    fn recurrence_claims_are_flagged_generalised() {
+        for body in [
+            "The release script always breaks on Windows when the path has spaces in it.",
+            "The store never recovers from a partial write unless the temp file is removed.",
+            "Every time the cache is cold the first query takes ten seconds to answer.",
+            "This keeps happening after every rebase of the feature branch onto main.",
+            "It keeps on failing in CI when the runner image is updated.",
+            "A recurring timeout in the sync job when the network is slow.",
+            "The upload consistently fails for files above two gigabytes on this host.",
+            "It ALWAYS crashes on launch when the locale is Turkish.",
+        ] {
+            let hits = contract_rules(body);
+            assert_eq!(hits.len(), 1, "{body}");
+            assert_eq!(hits[0].id, "recurrence");
+            assert_eq!(hits[0].marker, "generalised");
+            assert!(!hits[0].reject);
+            assert!(!hits[0].message.is_empty());
+        }
+    }
+
+    #[test]
+    fn non_recurrence_bodies_are_not_flagged() {
+        for body in [
+            "tsup externals are not bundled, so the patch never reaches them at runtime.",
+            "On 2026-07-26 the build failed because the lockfile was stale.",
+            "It always does that. Then it breaks the next build.",
+            format!("It never {} fails.", "quietly ".repeat(6)).as_str(),
+            "The hangar door is always open for visitors during the day.",
+        ] {
+            assert!(markers(body).is_empty(), "{body}: {:?}", markers(body));
+        }
+    }
+
+    #[test]
+    fn undated_counts_are_flagged_volatile() {
+        let hits = contract_rules("The library has 3974 stars and 480 forks on GitHub today.");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].id, "undated-volatile");
+        assert_eq!(hits[0].marker, "volatile");
+        assert!(!hits[0].reject);
+        assert_eq!(
+            markers("It gets 1,200,000 downloads a week."),
+            vec!["volatile"]
+        );
+        assert_eq!(markers("About 12k users rely on it."), Vec::<&str>::new());
+        assert!(markers("The library has 3974 stars as of 2026-07-26 on GitHub.").is_empty());
+        assert!(markers("As of this spring it had 3974 stars.").is_empty());
+        assert!(markers("Measured 2026-07-26: 3974 stars.").is_empty());
+        assert!(markers("It has many stars and forks.").is_empty());
+    }
+
+    #[test]
+    fn transcripts_are_rejected_and_a_quote_is_not() {
+        let log = "User: why does the build fail?\nAssistant: the lockfile is stale.\n\
+                   User: how do I fix it?\nAssistant: run npm install and commit it.";
+        let hits = contract_rules(log);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].id, "transcript");
+        assert_eq!(hits[0].marker, "transcript");
+        assert!(hits[0].reject);
+        assert!(hits[0].message.starts_with("body looks like a transcript"));
+        let mixed = "human: a\n  AI : b\nsystem: c\nassistant:d";
+        assert!(contract_rules(mixed).iter().any(|h| h.reject));
+        let quote = "The error surfaced when a tester wrote\nUser: the app froze\nand the \
+                     lockfile turned out to be stale, which explains it.";
+        assert!(contract_rules(quote).is_empty());
+        let three = "User: a\nAssistant: b\nUser: c\nThe rest is prose about it.";
+        assert!(contract_rules(three).is_empty());
+    }
+
+    // ----- §A.5 links -----
+
+    #[test]
+    fn resolve_links_keeps_resolvable_names() {
+        let names = set(&["pocket", "obsidian-mind"]);
+        assert_eq!(
+            resolve_links(&strings(&["pocket", "Ghost Note"]), &names),
+            (strings(&["pocket"]), strings(&["Ghost Note"]))
+        );
+        assert_eq!(
+            resolve_links(&strings(&["POCKET"]), &names),
+            (strings(&["POCKET"]), vec![])
+        );
+        assert_eq!(
+            resolve_links(
+                &strings(&["Pocket", "pocket", " POCKET ", "ghost", "GHOST"]),
+                &names
+            ),
+            (strings(&["Pocket"]), strings(&["ghost"]))
+        );
+        assert_eq!(
+            resolve_links(&strings(&["", "  "]), &names),
+            (vec![], vec![])
+        );
+        assert_eq!(resolve_links(&[], &names), (vec![], vec![]));
+    }
+
+    #[test]
+    fn dangling_wikilinks_are_unlinked() {
+        let names = set(&["pocket"]);
+        let mut dropped = Vec::new();
+        let out = neutralize_wikilinks(
+            "See [[Ghost]], [[Ghost|shown]], [[pocket]] and [[Pocket#Setup|the setup]] and \
+             [[Other#Part]].",
+            &names,
+            &mut dropped,
+        );
+        assert_eq!(
+            out,
+            "See Ghost, shown, [[pocket]] and [[Pocket#Setup|the setup]] and Other."
+        );
+        assert_eq!(dropped, strings(&["Ghost", "Other"]));
+        let title = neutralize_wikilinks("About [[Ghost]]", &names, &mut dropped);
+        assert_eq!(title, "About Ghost");
+        assert_eq!(dropped, strings(&["Ghost", "Other"]));
+        assert_eq!(
+            neutralize_wikilinks("no links [x] [[", &names, &mut dropped),
+            "no links [x] [["
+        );
+    }
+
+    // ----- §A.6 similarity -----
+
+    #[test]
+    fn stem_folds_plurals_only() {
+        for (from, to) in [
+            ("patches", "patch"),
+            ("externals", "external"),
+            ("resolves", "resolve"),
+            ("dependencies", "dependency"),
+            ("boxes", "box"),
+            ("wishes", "wish"),
+            ("node_modules", "node_module"),
+        ] {
+            assert_eq!(stem(from), to, "{from}");
+        }
+        for same in ["class", "https", "ios", "css", "bus", "is", "address"] {
+            assert_eq!(stem(same), same, "{same}");
+        }
+    }
+
+    #[test]
+    fn tokens_drop_stopwords_and_punctuation() {
+        assert_eq!(tokens("node_modules"), set(&["node_module"]));
+        assert_eq!(tokens("bump to 0.1.5 now"), set(&["bump", "0.1.5", "now"]));
+        assert!(tokens("").is_empty());
+        assert!(tokens("### *** ---").is_empty());
+        assert!(tokens("the and of is are was you we they what which").is_empty());
+        let t = tokens("**Patches** to `tsup` [externals](x) > resolves ~dependencies~ #tag");
+        assert_eq!(
+            t,
+            set(&["patch", "tsup", "external", "resolve", "dependency", "tag"])
+        );
+        for tok in tokens("## [[Link]] (a) `code` *em* ~x~ > quote, done; ok! 日本語 café") {
+            assert!(
+                tok.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._/-".contains(c)),
+                "{tok}"
+            );
+            assert!(tok.len() > 1);
+        }
+    }
+
+    #[test]
+    fn jaccard_edge_cases() {
+        assert_eq!(jaccard(&set(&[]), &set(&[])), 1.0);
+        assert_eq!(jaccard(&set(&[]), &set(&["a"])), 0.0);
+        assert_eq!(jaccard(&set(&["a"]), &set(&[])), 0.0);
+        assert_eq!(jaccard(&set(&["a", "b"]), &set(&["b", "c"])), 1.0 / 3.0);
+        assert_eq!(jaccard(&set(&["a", "b"]), &set(&["a", "b"])), 1.0);
+    }
+
+    const TITLE: &str = "tsup externals decide what a patch can fix";
+    const BODY: &str = "When a dependency is listed in tsup externals it is not bundled into \
+                        dist, so a patch-package fix to that dependency reaches consumers only \
+                        through their own install; a bundled copy never sees the patch.";
+
+    #[test]
+    fn similarity_calibration() {
+        let a = Digest::new(TITLE, BODY);
+        assert_eq!(similarity(&a, &a), 1.0);
+
+        let restated = Digest::new(
+            "tsup externals decide what a patch can fix",
+            "When a dependency is listed in tsup externals it is not bundled into dist, so a \
+             patch-package fix to that dependency reaches consumers only through their install; \
+             bundled copies never see the patch.",
+        );
+        assert!(
+            similarity(&a, &restated) >= 0.75,
+            "{}",
+            similarity(&a, &restated)
+        );
+
+        let different = Digest::new(
+            "tsup noExternal inlines workspace packages into the bundle",
+            "Listing a workspace package under tsup noExternal copies its source into dist, so \
+             edits to that package need a rebuild of every consumer before they show up.",
+        );
+        let s = similarity(&a, &different);
+        assert!(s < 0.75, "{s}");
+
+        let unrelated = Digest::new(
+            "Safari keeps service workers alive across reloads",
+            "On iOS the service worker survives a hard reload, so a stale worker keeps serving \
+             cached HTML until every tab of the site is closed.",
+        );
+        let s = similarity(&a, &unrelated);
+        assert!(s < 0.2, "{s}");
+    }
+
+    #[test]
+    fn title_weighs_more_than_body() {
+        let a = Digest::new(TITLE, BODY);
+        let same_title = Digest::new(
+            TITLE,
+            "Cold caches make the first query slow on every laptop we measured.",
+        );
+        let same_body = Digest::new("Safari keeps service workers alive across reloads", BODY);
+        assert!(similarity(&a, &same_title) > similarity(&a, &same_body));
+    }
+
+    // ----- §A.7 / §A.10 frontmatter -----
+
+    const MEMORY: &str = "---\ndate: 2026-07-26\ndescription: \"x\"\nsource: mcp-capture\n\
+                          projects: [\"pocket\"]\n---\n\n# Old lesson\n\nBody with ---\n\
+                          superseded_by: [\"not me\"]\n";
+
+    #[test]
+    fn frontmatter_block_finds_the_leading_fence() {
+        let (inside, after) = frontmatter_block("---\na: 1\nb: 2\n---\nbody").expect("block");
+        assert_eq!(inside, "a: 1\nb: 2");
+        assert_eq!(after, "---\na: 1\nb: 2\n---\n".len());
+        let (inside, after) =
+            frontmatter_block("\u{feff}---\r\na: 1\r\n---\r\n# T\r\n").expect("bom");
+        assert_eq!(inside, "a: 1");
+        assert_eq!(after, "\u{feff}---\r\na: 1\r\n---\r\n".len());
+        assert_eq!(frontmatter_block("---\n---\n"), Some(("", 8)));
+        assert_eq!(frontmatter_block("---\na: 1\n---"), Some(("a: 1", 12)));
+        assert_eq!(frontmatter_block("# no frontmatter\n---\n"), None);
+        assert_eq!(frontmatter_block("---\na: 1\nnever closed\n"), None);
+        assert_eq!(frontmatter_block(""), None);
+        assert_eq!(frontmatter_block(" ---\na\n---\n"), None);
+    }
+
+    #[test]
+    fn parse_frontmatter_reads_the_subset() {
+        let md = "---\ndate: 2026-07-26\ndescription: \"say \\\"hi\\\": now\"\nprojects: []\n\
+                  tags: [memory]\nplatforms: ['ios', \"web\"]\nempty:\nquoted: 'it''s'\n\
+                  superseded_by: [\"one, with comma\", \"two, also\"]\n\
+                  escaped: [\"say \\\"a, b\\\" ok\", \"z\"]\n  indented: skipped\n\
+                  9bad: skipped\nscope: general\n---\n# T\n";
+        let fm = parse_frontmatter(md);
+        let scalar = |s: &str| FmValue::Scalar(s.to_owned());
+        let list = |v: &[&str]| FmValue::List(strings(v));
+        assert_eq!(fm.get("date"), Some(&scalar("2026-07-26")));
+        assert_eq!(fm.get("description"), Some(&scalar("say \"hi\": now")));
+        assert_eq!(fm.get("projects"), Some(&list(&[])));
+        assert_eq!(fm.get("tags"), Some(&list(&["memory"])));
+        assert_eq!(fm.get("platforms"), Some(&list(&["ios", "web"])));
+        assert_eq!(fm.get("empty"), None);
+        assert_eq!(fm.get("quoted"), Some(&scalar("it's")));
+        assert_eq!(
+            fm.get("superseded_by"),
+            Some(&list(&["one, with comma", "two, also"]))
+        );
+        assert_eq!(fm.get("escaped"), Some(&list(&["say \"a, b\" ok", "z"])));
+        assert_eq!(fm.get("indented"), None);
+        assert_eq!(fm.get("9bad"), None);
+        assert_eq!(fm.get("scope"), Some(&scalar("general")));
+        assert_eq!(fm.len(), 9);
+        assert!(parse_frontmatter("").is_empty());
+        assert!(parse_frontmatter("# just a note\n\nsource: mcp-capture\n").is_empty());
+        let crlf = parse_frontmatter("---\r\nsource: mcp-capture\r\nprojects: [\"a\"]\r\n---\r\n");
+        assert_eq!(crlf.get("source"), Some(&scalar("mcp-capture")));
+        assert_eq!(crlf.get("projects"), Some(&list(&["a"])));
+        // A broken JSON string falls back to stripping the quotes.
+        let broken = parse_frontmatter("---\na: \"bad \\q\"\n---\n");
+        assert_eq!(broken.get("a"), Some(&scalar("bad \\q")));
+    }
+
+    #[test]
+    fn split_inline_list_is_quote_aware() {
+        assert_eq!(split_inline_list(""), Vec::<String>::new());
+        assert_eq!(split_inline_list("  "), Vec::<String>::new());
+        assert_eq!(split_inline_list("a, b ,c"), strings(&["a", "b", "c"]));
+        assert_eq!(
+            split_inline_list(r#""x, y", 'p, q', "a\"b, c", plain"#),
+            strings(&["x, y", "p, q", "a\"b, c", "plain"])
+        );
+        assert_eq!(split_inline_list("it's, fine"), strings(&["it's", "fine"]));
+        assert_eq!(
+            split_inline_list("'it''s, ok', b"),
+            strings(&["it's, ok", "b"])
+        );
+        assert_eq!(
+            split_inline_list(r#""back\\slash", "u\u00e9""#),
+            strings(&["back\\slash", "ué"])
+        );
+    }
+
+    #[test]
+    fn add_to_frontmatter_list_appends_and_extends() {
+        let FmEdit::Changed(once) = add_to_frontmatter_list(MEMORY, "superseded_by", "New Title")
+        else {
+            panic!("expected a change");
+        };
+        let expected = MEMORY.replacen(
+            "projects: [\"pocket\"]\n---\n",
+            "projects: [\"pocket\"]\nsuperseded_by: [\"New Title\"]\n---\n",
+            1,
+        );
+        assert_eq!(once, expected);
+        assert_eq!(once.matches("\n---\n").count(), 1, "body fence untouched");
+        assert!(once.ends_with("Body with ---\nsuperseded_by: [\"not me\"]\n"));
+
+        let FmEdit::Changed(twice) = add_to_frontmatter_list(&once, "superseded_by", "Second")
+        else {
+            panic!("expected a change");
+        };
+        assert!(
+            twice.contains("superseded_by: [\"New Title\", \"Second\"]\n---\n"),
+            "{twice}"
+        );
+        assert_eq!(
+            parse_frontmatter(&twice).get("superseded_by"),
+            Some(&FmValue::List(strings(&["New Title", "Second"])))
+        );
+        assert_eq!(memory_title_body(&twice), memory_title_body(MEMORY));
+        assert_eq!(
+            add_to_frontmatter_list(&twice, "superseded_by", "New Title"),
+            FmEdit::AlreadyPresent
+        );
+        assert_eq!(
+            add_to_frontmatter_list(&twice, "superseded_by", "Second"),
+            FmEdit::AlreadyPresent
+        );
+        // Other keys are byte-identical and in order.
+        let keys: Vec<&str> = twice.lines().take(7).collect();
+        assert_eq!(
+            keys,
+            vec![
+                "---",
+                "date: 2026-07-26",
+                "description: \"x\"",
+                "source: mcp-capture",
+                "projects: [\"pocket\"]",
+                "superseded_by: [\"New Title\", \"Second\"]",
+                "---"
+            ]
+        );
+    }
+
+    #[test]
+    fn add_to_frontmatter_list_without_frontmatter_changes_nothing() {
+        let md = "# A human note\n\nsuperseded_by: nothing here\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "X"),
+            FmEdit::NoFrontmatter
+        );
+        assert_eq!(
+            add_to_frontmatter_list("---\nnever: closed\n", "superseded_by", "X"),
+            FmEdit::NoFrontmatter
+        );
+    }
+
+    #[test]
+    fn awkward_values_keep_the_list_parseable() {
+        let quotes = "He said \"stop\": then \\ left";
+        let comma = "Fix A, then B";
+        let FmEdit::Changed(md) = add_to_frontmatter_list(MEMORY, "superseded_by", quotes) else {
+            panic!("expected a change");
+        };
+        let FmEdit::Changed(md) = add_to_frontmatter_list(&md, "superseded_by", comma) else {
+            panic!("expected a change");
+        };
+        let line = md
+            .lines()
+            .find(|l| l.starts_with("superseded_by: "))
+            .expect("line");
+        let json: Vec<String> =
+            serde_json::from_str(line.trim_start_matches("superseded_by: ")).expect("json list");
+        assert_eq!(json, strings(&[quotes, comma]));
+        assert_eq!(
+            parse_frontmatter(&md).get("superseded_by"),
+            Some(&FmValue::List(strings(&[quotes, comma])))
+        );
+        let yaml: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(frontmatter_block(&md).expect("block").0).expect("yaml");
+        assert_eq!(yaml["superseded_by"][1].as_str(), Some(comma));
+        assert_eq!(
+            add_to_frontmatter_list(&md, "superseded_by", comma),
+            FmEdit::AlreadyPresent
+        );
+    }
+
+    #[test]
+    fn add_to_frontmatter_list_other_shapes() {
+        // Empty inline list.
+        let md = "---\nsuperseded_by: []\nx: 1\n---\nbody\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "T"),
+            FmEdit::Changed(String::from(
+                "---\nsuperseded_by: [\"T\"]\nx: 1\n---\nbody\n"
+            ))
+        );
+        // Scalar becomes a list.
+        let md = "---\nsuperseded_by: \"A\"\n---\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "B"),
+            FmEdit::Changed(String::from("---\nsuperseded_by: [\"A\", \"B\"]\n---\n"))
+        );
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "A"),
+            FmEdit::AlreadyPresent
+        );
+        // Block list gets one more item.
+        let md = "---\nsuperseded_by:\n  - \"A\"\nz: 2\n---\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "B"),
+            FmEdit::Changed(String::from(
+                "---\nsuperseded_by:\n  - \"A\"\n  - \"B\"\nz: 2\n---\n"
+            ))
+        );
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "A"),
+            FmEdit::AlreadyPresent
+        );
+        // Empty key with no items.
+        let md = "---\nsuperseded_by:\nz: 2\n---\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "B"),
+            FmEdit::Changed(String::from("---\nsuperseded_by: [\"B\"]\nz: 2\n---\n"))
+        );
+        // Empty frontmatter, CRLF and BOM.
+        assert_eq!(
+            add_to_frontmatter_list("---\n---\n", "k", "v"),
+            FmEdit::Changed(String::from("---\nk: [\"v\"]\n---\n"))
+        );
+        let md = "\u{feff}---\r\nsource: mcp-capture\r\n---\r\n# T\r\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "N"),
+            FmEdit::Changed(String::from(
+                "\u{feff}---\r\nsource: mcp-capture\r\nsuperseded_by: [\"N\"]\r\n---\r\n# T\r\n"
+            ))
+        );
+        // A key that merely starts with the same letters is a different key.
+        let md = "---\nsuperseded_by_x: [\"A\"]\n---\n";
+        assert_eq!(
+            add_to_frontmatter_list(md, "superseded_by", "A"),
+            FmEdit::Changed(String::from(
+                "---\nsuperseded_by_x: [\"A\"]\nsuperseded_by: [\"A\"]\n---\n"
+            ))
+        );
+    }
+
+    #[test]
+    fn memory_title_and_body() {
+        assert_eq!(
+            memory_title_body(MEMORY),
+            (
+                Some(String::from("Old lesson")),
+                String::from("Body with ---\nsuperseded_by: [\"not me\"]")
+            )
+        );
+        assert_eq!(
+            memory_title_body("# Title  \nbody line\n## Sub\nmore"),
+            (
+                Some(String::from("Title")),
+                String::from("body line\n## Sub\nmore")
+            )
+        );
+        assert_eq!(
+            memory_title_body("---\na: 1\n---\nno heading here\n"),
+            (None, String::from("no heading here"))
+        );
+        assert_eq!(
+            memory_title_body("---\r\na: 1\r\n---\r\n\r\n# T\r\n\r\nBody.\r\n"),
+            (Some(String::from("T")), String::from("Body."))
+        );
+        assert_eq!(memory_title_body(""), (None, String::new()));
+    }
+
+    // ----- §B.4 record_work -----
+
+    #[test]
+    fn record_work_slugs() {
+        assert_eq!(
+            slugify_title("Add the archive command"),
+            "add-the-archive-command"
+        );
+        assert_eq!(slugify_title("a/b\\c: d"), "abc-d");
+        assert_eq!(slugify_title("../../etc/passwd"), "etcpasswd");
+        assert_eq!(slugify_title("!!!"), "");
+        assert_eq!(slugify_title("日本語"), "");
+        assert_eq!(slugify_title("Café  Déjà\tvu"), "cafe-deja-vu");
+        assert_eq!(
+            slugify_title("  -leading and trailing-  "),
+            "leading-and-trailing"
+        );
+        let long = slugify_title(&"word ".repeat(40));
+        assert!(long.chars().count() <= 60, "{long}");
+        assert!(!long.starts_with('-') && !long.ends_with('-'), "{long}");
+        for t in ["a b", "x/y", "C:\\dir", "..", "a..b"] {
+            let s = slugify_title(t);
+            assert!(
+                !s.contains('/') && !s.contains('\\') && !s.contains(':'),
+                "{t} -> {s}"
+            );
+        }
+    }
+
+    #[test]
+    fn record_work_description_clamp() {
+        assert_eq!(clamp_description("short\n  text", 150), "short text");
+        let long = "word ".repeat(60);
+        let d = clamp_description(&long, 150);
+        assert!(d.chars().count() <= 150, "{}", d.chars().count());
+        assert!(d.ends_with("word…"), "{d}");
+        let d = clamp_description(&"x".repeat(200), 150);
+        assert_eq!(d, format!("{}…", "x".repeat(149)));
+        let d = clamp_description(&format!("{}, — nextpart", "y".repeat(140)), 150);
+        assert_eq!(d, format!("{}…", "y".repeat(140)));
+    }
+
+    #[test]
+    fn single_quoted_description_stays_parseable() {
+        assert_eq!(yaml_single_quoted("it's \"fine\""), "'it''s \"fine\"'");
+        assert_eq!(yaml_single_quoted("a\\b"), "'a\\b'");
+        for raw in [
+            "it's \"fine\": really",
+            "back\\slash \\n stays",
+            "line one\nline two 'quoted'",
+            "# not a comment",
+            "- not a list",
+        ] {
+            let flat = clamp_description(raw, 150);
+            let doc = format!(
+                "description: {}\naliases:\n  - {}\n",
+                yaml_single_quoted(&flat),
+                yaml_single_quoted(&flat)
+            );
+            let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&doc).expect("yaml");
+            assert_eq!(v["description"].as_str(), Some(flat.as_str()), "{doc}");
+            assert_eq!(v["aliases"][0].as_str(), Some(flat.as_str()), "{doc}");
+        }
+    }
+
+    // ----- §B.7 sanitize -----
+
+    #[test]
+    fn sanitize_replaces_local_paths() {
+        assert_eq!(
+            sanitize("cannot open C:\\Users\\bob\\vault\\x.md now"),
+            "cannot open <path> now"
+        );
+        assert_eq!(
+            sanitize("at D:/dev/atlas/src (line 3)"),
+            "at <path> (line 3)"
+        );
+        assert_eq!(
+            sanitize("read /home/alice/vault/x.md failed"),
+            "read <path> failed"
+        );
+        assert_eq!(sanitize("'/Users/bob/notes'"), "'<path>'");
+        assert_eq!(
+            sanitize("/users/x and /root/.config/qmd"),
+            "<path> and <path>"
+        );
+        assert_eq!(
+            sanitize("share \\\\server\\share\\x.md gone"),
+            "share <path> gone"
+        );
+        assert_eq!(sanitize("uri file:///home/x/atlas"), "uri file://<path>");
+        assert_eq!(sanitize("(C:\\x)"), "(<path>)");
+        assert_eq!(
+            sanitize("`/home/a` then \"C:\\b\" then \\\\c\\d"),
+            "`<path>` then \"<path>\" then <path>"
+        );
+    }
+
+    #[test]
+    fn sanitize_keeps_vault_paths_and_text() {
+        for keep in [
+            "vault://note/work/Secret.md",
+            "not found: brain/Gotchas.md",
+            "work/home/x.md and notes/root/y.md",
+            "ratio 3:1 and a:b",
+            "https://example.com/home/x",
+            "no paths here",
+        ] {
+            assert_eq!(sanitize(keep), keep);
+        }
+    }
+
+    // ----- §B.8 markup guard -----
+
+    fn arg_open(name: &str) -> String {
+        format!("<{TAG_ARG} name=\"{name}\">")
+    }
+
+    #[test]
+    fn markup_inside_a_field_is_found() {
+        let body = format!("The fix works.{}more text</{TAG_ARG}>", arg_open("tags"));
+        let hit = find_markup(&[
+            ("title", FieldValue::Text("clean title")),
+            ("body", FieldValue::Text(&body)),
+        ])
+        .expect("hit");
+        assert_eq!(hit.field, "body");
+        assert_eq!(hit.item, None);
+        assert_eq!(hit.offset, "The fix works.".len());
+        assert_eq!(hit.matched, format!("<{TAG_ARG} name="));
+        assert_eq!(hit.len, body.chars().count());
+        assert!(!hit.trailing);
+    }
+
+    #[test]
+    fn markup_in_list_items_and_namespaced_tags() {
+        let items = strings(&["fine", "also fine"]);
+        let bad = vec![
+            String::from("ok"),
+            format!("x <{TAG_NS}{TAG_CALL} name=\"y\">"),
+        ];
+        let hit = find_markup(&[
+            ("what_changed", FieldValue::List(&items)),
+            ("decisions", FieldValue::List(&bad)),
+        ])
+        .expect("hit");
+        assert_eq!(hit.field, "decisions");
+        assert_eq!(hit.item, Some(2));
+        assert_eq!(hit.offset, 2);
+        assert_eq!(hit.matched, format!("<{TAG_NS}{TAG_CALL}"));
+
+        let variants = [
+            format!("<{TAG_CALL}>"),
+            format!("</{TAG_CALL}>"),
+            format!("<{TAG_BATCH}>"),
+            format!("</{TAG_NS}{TAG_BATCH}>"),
+            format!("<{}>", TAG_BATCH.to_uppercase()),
+            format!("<{TAG_ARG}\n  NAME=\"x\">"),
+        ];
+        for v in &variants {
+            let text = format!("summary {v} tail");
+            assert!(
+                find_markup(&[("summary", FieldValue::Text(&text))]).is_some(),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_angle_brackets_pass() {
+        for clean in [
+            "<details><summary>More</summary>text</details>",
+            "if a < b and c > d then swap",
+            "Vec<String> -> Option<u8>",
+            format!("<{TAG_CALL}r> and <{TAG_ARG}s> and <{TAG_ARG}>").as_str(),
+            format!("<{}> tag", TAG_NS.trim_end_matches(':')).as_str(),
+        ] {
+            assert_eq!(
+                find_markup(&[("body", FieldValue::Text(clean))]),
+                None,
+                "{clean}"
+            );
+        }
+        assert_eq!(find_markup(&[]), None);
+    }
+
+    #[test]
+    fn trailing_closers_versus_embedded_content() {
+        let tail = format!("The lesson is complete.\n</{TAG_ARG}>\n</{TAG_NS}{TAG_CALL}>\n");
+        let hit = find_markup(&[("body", FieldValue::Text(&tail))]).expect("hit");
+        assert!(hit.trailing);
+        let only = format!("done</{TAG_CALL}>");
+        assert!(
+            find_markup(&[("body", FieldValue::Text(&only))])
+                .expect("hit")
+                .trailing
+        );
+        let embedded = format!("done</{TAG_CALL}> and then the next field's text");
+        assert!(
+            !find_markup(&[("body", FieldValue::Text(&embedded))])
+                .expect("hit")
+                .trailing
+        );
+        let opener_then_closer = format!("a {} b</{TAG_ARG}>", arg_open("x"));
+        assert!(
+            !find_markup(&[("body", FieldValue::Text(&opener_then_closer))])
+                .expect("hit")
+                .trailing
+        );
+    }
+
+    #[test]
+    fn offset_indexes_the_match_in_characters() {
+        let text = format!("日本語 😀 prose {} rest", arg_open("k"));
+        let hit = find_markup(&[("body", FieldValue::Text(&text))]).expect("hit");
+        let at: String = text
+            .chars()
+            .skip(hit.offset)
+            .take(hit.matched.chars().count())
+            .collect();
+        assert_eq!(at, hit.matched);
+        assert_eq!(hit.len, text.chars().count());
+    }
+
+    #[test]
+    fn refusal_names_keys_and_length_never_the_value() {
+        let secret = "TOP-SECRET-PROSE";
+        let body = format!("{secret} {}{secret}", arg_open("x"));
+        let hit = find_markup(&[("body", FieldValue::Text(&body))]).expect("hit");
+        let text = markup_refusal(&hit, &["title", "body", "confidence"]);
+        assert!(
+            text.starts_with("Refused: \"body\" contains tool-call markup"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("at offset {} of \"body\"", secret.len() + 1)),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "which is {} characters long",
+            body.chars().count()
+        )));
+        assert!(
+            text.contains("Fields received: title, body, confidence."),
+            "{text}"
+        );
+        assert!(text.contains("swallowed the field after it"), "{text}");
+        assert!(!text.contains(secret), "{text}");
+        assert!(text.ends_with("Nothing was written."), "{text}");
+
+        let items = vec![format!("ok</{TAG_CALL}>")];
+        let hit = find_markup(&[("open", FieldValue::List(&items))]).expect("hit");
+        let text = markup_refusal(&hit, &["open"]);
+        assert!(text.contains("of item 1 of \"open\""), "{text}");
+        assert!(text.contains("Check the field list first"), "{text}");
+        assert!(!text.contains("swallowed"), "{text}");
+        assert!(text.ends_with("Nothing was written."));
+    }
+}

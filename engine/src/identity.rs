@@ -1,0 +1,311 @@
+//! Who is asking: the caller's project (the repository a session runs in) and its platforms.
+//!
+//! Identity always comes from where the caller runs (its working folder, or an MCP client's
+//! roots), never from the arguments of a memory operation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// Files at a repository root that declare its project name (first one found wins).
+pub const PROJECT_FILES: [&str; 2] = [".mindex-project", ".om-project"];
+
+/// Where a caller's project name came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallerSource {
+    /// Given explicitly (`--caller`).
+    Explicit,
+    /// Declared in a `.mindex-project` / `.om-project` file.
+    Declared,
+    /// The folder's name.
+    Folder,
+    /// No identity: the caller is anonymous.
+    None,
+}
+
+/// The identity a memory operation runs under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Caller {
+    /// The caller's project, lowercased; `None` for an anonymous caller.
+    pub project: Option<String>,
+    /// The caller's platforms, from the project's own note in the vault (`platforms:`).
+    pub platforms: Vec<String>,
+    /// Where `project` came from.
+    pub source: CallerSource,
+    /// The caller's folder (repository root), when known.
+    pub dir: Option<PathBuf>,
+    /// Whether the caller is the vault itself (writing memories from there is refused).
+    pub is_vault: bool,
+}
+
+impl Caller {
+    /// A caller with no identity: sees general memories only.
+    pub fn anonymous() -> Caller {
+        Caller {
+            project: None,
+            platforms: Vec::new(),
+            source: CallerSource::None,
+            dir: None,
+            is_vault: false,
+        }
+    }
+
+    /// A caller named explicitly. The name is lowercased; it must be a simple slug.
+    pub fn named(project: &str) -> crate::Result<Caller> {
+        let p = project.trim().to_lowercase();
+        if !is_project_name(&p) {
+            return Err(crate::Error::invalid(
+                "caller",
+                format!("{project:?} is not a project name (letters, digits, `_`, `.`, `-`)"),
+            ));
+        }
+        Ok(Caller {
+            project: Some(p),
+            source: CallerSource::Explicit,
+            ..Caller::anonymous()
+        })
+    }
+
+    /// The identity of a caller running in `dir`: the declared name in the folder's
+    /// `.mindex-project` (or `.om-project`), else the folder's name, lowercased.
+    pub fn from_dir(dir: &Path, vault_root: &Path) -> Caller {
+        let (project, source) = project_of_dir(dir);
+        Caller {
+            project,
+            platforms: Vec::new(),
+            source,
+            dir: Some(dir.to_path_buf()),
+            is_vault: same_path(dir, vault_root),
+        }
+    }
+
+    /// The identity of a process working in `cwd`: its repository is the nearest enclosing git
+    /// repository, else the vault when `cwd` is inside it, else `cwd` itself.
+    pub fn from_cwd(cwd: &Path, vault_root: &Path) -> Caller {
+        let cwd = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let vault = fs::canonicalize(vault_root).unwrap_or_else(|_| vault_root.to_path_buf());
+        let repo = cwd
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| {
+                if cwd.starts_with(&vault) {
+                    vault.clone()
+                } else {
+                    cwd.clone()
+                }
+            });
+        Caller::from_dir(&repo, &vault)
+    }
+
+    /// The identity from an MCP client's roots: the first root decides the project; the caller
+    /// is the vault when any root is the vault.
+    pub fn from_roots(uris: &[String], vault_root: &Path) -> Caller {
+        let paths: Vec<PathBuf> = uris.iter().filter_map(|u| uri_to_path(u)).collect();
+        let Some(first) = paths.first() else {
+            return Caller::anonymous();
+        };
+        let mut c = Caller::from_dir(first, vault_root);
+        c.is_vault = paths.iter().any(|p| same_path(p, vault_root));
+        c
+    }
+
+    /// The project name, or `unknown` for an anonymous caller (as written into `origin`).
+    pub fn label(&self) -> &str {
+        self.project.as_deref().unwrap_or("unknown")
+    }
+}
+
+/// Whether `s` is a simple name: ASCII letters, digits, `_`, `.`, `-`, not `.` or `..`.
+pub(crate) fn is_project_name(s: &str) -> bool {
+    !s.is_empty()
+        && s != "."
+        && s != ".."
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// The declared project of `dir`, else its folder name.
+fn project_of_dir(dir: &Path) -> (Option<String>, CallerSource) {
+    for f in PROJECT_FILES {
+        if let Ok(text) = fs::read_to_string(dir.join(f)) {
+            let declared = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_lowercase);
+            if let Some(name) = declared.filter(|n| is_project_name(n)) {
+                return (Some(name), CallerSource::Declared);
+            }
+        }
+    }
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .filter(|n| !n.is_empty());
+    match name {
+        Some(n) => (Some(n), CallerSource::Folder),
+        None => (None, CallerSource::None),
+    }
+}
+
+/// Normalises a path for comparison: `/` separators, no leading `/` before a drive letter, no
+/// trailing slash, lowercase.
+pub(crate) fn normalize_path(p: &str) -> String {
+    let mut s = p.replace('\\', "/");
+    let b = s.as_bytes();
+    if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' {
+        s.remove(0);
+    }
+    while s.len() > 1 && s.ends_with('/') {
+        s.pop();
+    }
+    s.to_lowercase()
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    normalize_path(&canon(a).to_string_lossy()) == normalize_path(&canon(b).to_string_lossy())
+}
+
+/// Percent-decodes `s`, keeping malformed escapes (`100%`) as written.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Converts a `file://` URI (or a bare path) to a path: `file:///C:/x` and `file://C:/x` both
+/// give `C:/x`; a POSIX path keeps its leading `/`; a trailing slash is dropped.
+pub(crate) fn uri_to_path(uri: &str) -> Option<PathBuf> {
+    let u = uri.trim();
+    if u.is_empty() {
+        return None;
+    }
+    let rest = match u.get(..7) {
+        Some(p) if p.eq_ignore_ascii_case("file://") => &u[7..],
+        _ => u,
+    };
+    let mut path = percent_decode(rest);
+    let b = path.as_bytes();
+    if b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' {
+        path.remove(0);
+    }
+    while path.len() > 1 && path.ends_with('/') {
+        path.pop();
+    }
+    (!path.is_empty()).then(|| PathBuf::from(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_become_paths() {
+        assert_eq!(
+            normalize_path(&uri_to_path("file:///C:/Dev/atlas").unwrap().to_string_lossy()),
+            "c:/dev/atlas"
+        );
+        assert_eq!(
+            normalize_path(&uri_to_path("file://C:/Dev/atlas").unwrap().to_string_lossy()),
+            "c:/dev/atlas"
+        );
+        assert_eq!(
+            uri_to_path("file:///home/x/atlas/").unwrap(),
+            PathBuf::from("/home/x/atlas")
+        );
+        assert_eq!(
+            uri_to_path("file:///home/x/my%20repo").unwrap(),
+            PathBuf::from("/home/x/my repo")
+        );
+        assert_eq!(
+            uri_to_path("file:///home/x/100%").unwrap(),
+            PathBuf::from("/home/x/100%")
+        );
+        assert_eq!(uri_to_path(""), None);
+    }
+
+    #[test]
+    fn project_from_folder_and_declaration() {
+        let d = tempfile::tempdir().unwrap();
+        let vault = d.path().join("vault");
+        fs::create_dir_all(&vault).unwrap();
+        let repo = d.path().join("Atlas");
+        fs::create_dir_all(&repo).unwrap();
+        let c = Caller::from_dir(&repo, &vault);
+        assert_eq!(c.project.as_deref(), Some("atlas"));
+        assert_eq!(c.source, CallerSource::Folder);
+        fs::write(repo.join(".om-project"), "# comment\nbilling-api\n").unwrap();
+        let c = Caller::from_dir(&repo, &vault);
+        assert_eq!(c.project.as_deref(), Some("billing-api"));
+        assert_eq!(c.source, CallerSource::Declared);
+        for bad in ["../escape", "a/b", "with spaces", "\"\"", "   "] {
+            fs::write(repo.join(".om-project"), bad).unwrap();
+            let c = Caller::from_dir(&repo, &vault);
+            assert_eq!(c.project.as_deref(), Some("atlas"), "{bad:?}");
+        }
+        // .mindex-project wins over .om-project.
+        fs::write(repo.join(".mindex-project"), "Pocket\n").unwrap();
+        assert_eq!(
+            Caller::from_dir(&repo, &vault).project.as_deref(),
+            Some("pocket")
+        );
+    }
+
+    #[test]
+    fn vault_itself_and_roots() {
+        let d = tempfile::tempdir().unwrap();
+        let vault = d.path().join("Vault");
+        let nested = vault.join("code/repo");
+        fs::create_dir_all(&nested).unwrap();
+        let other = d.path().join("beacon");
+        fs::create_dir_all(&other).unwrap();
+        let uri = |p: &Path| format!("file://{}/", p.display());
+        assert!(Caller::from_roots(&[uri(&vault)], &vault).is_vault);
+        let c = Caller::from_roots(&[uri(&other), uri(&vault)], &vault);
+        assert!(c.is_vault);
+        assert_eq!(c.project.as_deref(), Some("beacon"));
+        assert!(!Caller::from_roots(&[uri(&nested)], &vault).is_vault);
+        assert!(!Caller::from_roots(&[uri(&other)], &vault).is_vault);
+        let anon = Caller::from_roots(&[], &vault);
+        assert!(!anon.is_vault);
+        assert_eq!(anon.project, None);
+        // A working folder inside a vault that is not a git repository is the vault.
+        assert!(Caller::from_cwd(&vault.join("code"), &vault).is_vault);
+        // A git repository nested in the vault is not.
+        fs::create_dir_all(nested.join(".git")).unwrap();
+        let c = Caller::from_cwd(&nested, &vault);
+        assert!(!c.is_vault);
+        assert_eq!(c.project.as_deref(), Some("repo"));
+    }
+
+    #[test]
+    fn named_callers_are_checked() {
+        assert_eq!(
+            Caller::named("Atlas").unwrap().project.as_deref(),
+            Some("atlas")
+        );
+        assert!(Caller::named("../x").is_err());
+        assert!(Caller::named("").is_err());
+    }
+}

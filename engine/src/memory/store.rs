@@ -1,0 +1,410 @@
+//! Memory files on disk: listing the store, the parse cache, exclusive-create writes and
+//! supersession back-links.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::text::{self, Digest, FmEdit, FmValue};
+use super::{MEMORY_SOURCE, Memory};
+use crate::error::{Error, Result};
+
+/// What the last [`MemoryStore::all`] call did with its cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheStats {
+    /// Files whose cached parse was reused (size, mtime, ctime and inode unchanged).
+    pub hits: usize,
+    /// Files read and parsed.
+    pub misses: usize,
+    /// Files that could not be read again, served from an older parse.
+    pub stale: usize,
+    /// Entries returned.
+    pub size: usize,
+}
+
+/// Identity of one version of a file. `ctime` changes on every write and cannot be set back by
+/// tools such as `touch`, so together with size, mtime and inode it tells a rewritten file from
+/// an unchanged one without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileKey {
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
+}
+
+impl FileKey {
+    fn of(m: &fs::Metadata) -> FileKey {
+        let ns = |t: io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128)
+        };
+        #[cfg(unix)]
+        let (ctime_ns, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+                m.ino(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, ino) = (0, 0);
+        FileKey {
+            len: m.len(),
+            mtime_ns: ns(m.modified()),
+            ctime_ns,
+            ino,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Cached {
+    key: FileKey,
+    memory: Arc<Memory>,
+    digest: Arc<Digest>,
+}
+
+/// The memory store under `<vault>/<root>/YYYY/MM/`, with a parse cache.
+#[derive(Debug)]
+pub(crate) struct MemoryStore {
+    vault: PathBuf,
+    root: String,
+    lock_path: PathBuf,
+    cache: Mutex<HashMap<String, Cached>>,
+}
+
+static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Outcome of marking a memory superseded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// The back-link was written.
+    Marked,
+    /// The back-link was already there.
+    AlreadyPresent,
+    /// Not marked, and why (the file is left unchanged).
+    Refused(String),
+}
+
+impl MemoryStore {
+    /// A store rooted at `<vault>/<root>`; `lock_path` serialises supersession edits across
+    /// processes.
+    pub fn new(vault: &Path, root: &str, lock_path: PathBuf) -> MemoryStore {
+        MemoryStore {
+            vault: vault.to_path_buf(),
+            root: root.to_string(),
+            lock_path,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The root folder, vault-relative.
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// Every `root/<year>/<month>/*.md` file as (vault-relative path, absolute path). Symlinked
+    /// year or month folders are walked; broken links are skipped.
+    fn list(&self) -> Vec<(String, PathBuf)> {
+        let base = self.vault.join(&self.root);
+        let dirs = |p: &Path| -> Vec<(String, PathBuf)> {
+            let Ok(rd) = fs::read_dir(p) else {
+                return Vec::new();
+            };
+            let mut v: Vec<(String, PathBuf)> = rd
+                .flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .filter(|e| fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .collect();
+            v.sort();
+            v
+        };
+        let months: Vec<(String, PathBuf)> = dirs(&base)
+            .into_iter()
+            .flat_map(|(y, yp)| {
+                dirs(&yp)
+                    .into_iter()
+                    .map(move |(m, mp)| (format!("{y}/{m}"), mp))
+            })
+            .collect();
+        let mut out: Vec<(String, PathBuf)> = months
+            .par_iter()
+            .flat_map_iter(|(ym, mp)| {
+                let mut v = Vec::new();
+                if let Ok(rd) = fs::read_dir(mp) {
+                    for e in rd.flatten() {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        if name.starts_with('.') || !name.to_lowercase().ends_with(".md") {
+                            continue;
+                        }
+                        v.push((format!("{}/{ym}/{name}", self.root), e.path()));
+                    }
+                }
+                v
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Every file in the store, parsed (human notes too; callers filter with
+    /// [`Memory::is_agent`]). Unchanged files are served from the cache.
+    pub fn all(&self) -> (Vec<Arc<Memory>>, CacheStats) {
+        let (entries, stats) = self.all_with_digests();
+        (entries.into_iter().map(|(m, _)| m).collect(), stats)
+    }
+
+    /// [`MemoryStore::all`] plus each memory's similarity digest.
+    pub fn all_with_digests(&self) -> (Vec<(Arc<Memory>, Arc<Digest>)>, CacheStats) {
+        let files = self.list();
+        let old = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        enum Got {
+            Hit(Cached),
+            Miss(Cached),
+            Stale(Cached),
+            Gone,
+        }
+        let got: Vec<(String, Got)> = files
+            .par_iter()
+            .map(|(rel, abs)| {
+                let prev = old.get(rel);
+                let g = match fs::metadata(abs) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Got::Gone,
+                    Err(_) => prev.cloned().map_or(Got::Gone, Got::Stale),
+                    Ok(m) => {
+                        let key = FileKey::of(&m);
+                        match prev {
+                            Some(c) if c.key == key => Got::Hit(c.clone()),
+                            _ => match fs::read(abs) {
+                                Ok(bytes) => {
+                                    let md = String::from_utf8_lossy(&bytes);
+                                    let memory = Memory::parse(rel, &md);
+                                    let digest = Digest::new(
+                                        memory.title.as_deref().unwrap_or(""),
+                                        &memory.body,
+                                    );
+                                    Got::Miss(Cached {
+                                        key,
+                                        memory: Arc::new(memory),
+                                        digest: Arc::new(digest),
+                                    })
+                                }
+                                Err(_) => prev.cloned().map_or(Got::Gone, Got::Stale),
+                            },
+                        }
+                    }
+                };
+                (rel.clone(), g)
+            })
+            .collect();
+        let mut stats = CacheStats::default();
+        let mut next = HashMap::with_capacity(got.len());
+        let mut out = Vec::with_capacity(got.len());
+        for (rel, g) in got {
+            let c = match g {
+                Got::Hit(c) => {
+                    stats.hits += 1;
+                    c
+                }
+                Got::Miss(c) => {
+                    stats.misses += 1;
+                    c
+                }
+                Got::Stale(c) => {
+                    stats.stale += 1;
+                    c
+                }
+                Got::Gone => continue,
+            };
+            out.push((c.memory.clone(), c.digest.clone()));
+            next.insert(rel, c);
+        }
+        stats.size = out.len();
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = next;
+        (out, stats)
+    }
+
+    /// Forgets the cached parse of one file (called after every write to it).
+    pub fn invalidate(&self, rel: &str) {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(rel);
+    }
+
+    /// Writes a new memory as `<root>/YYYY/MM/YYYY-MM-DD <slug>.md` (then ` (2)`, ` (3)` …) and
+    /// returns its vault-relative path. An existing file is never overwritten.
+    pub fn write(&self, date: (i64, u32, u32), slug: &str, content: &str) -> Result<String> {
+        let (y, m, d) = date;
+        let dir_rel = format!("{}/{y:04}/{m:02}", self.root);
+        let dir = self.vault.join(&dir_rel);
+        fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let stem = format!("{y:04}-{m:02}-{d:02} {slug}");
+        let name = claim_file(
+            &dir,
+            content.as_bytes(),
+            |n| {
+                if n == 1 {
+                    format!("{stem}.md")
+                } else {
+                    format!("{stem} ({n}).md")
+                }
+            },
+            super::CLAIM_ATTEMPTS,
+            "too many same-titled memories on one day",
+        )?;
+        let rel = format!("{dir_rel}/{name}");
+        self.invalidate(&rel);
+        Ok(rel)
+    }
+
+    /// Adds `new_title` to the `superseded_by` list of the memory at `rel`. Only engine-written
+    /// memories (`source: mcp-capture`) are ever modified; the edit is atomic (temp file and
+    /// rename) and serialised across processes by the store lock, so no back-link is lost.
+    pub fn mark_superseded(&self, rel: &str, new_title: &str) -> Mark {
+        let abs = self.vault.join(rel);
+        let _lock = match lock_file(&self.lock_path) {
+            Ok(l) => l,
+            Err(e) => return Mark::Refused(format!("cannot lock the memory store: {e}")),
+        };
+        let md = match fs::read_to_string(&abs) {
+            Ok(s) => s,
+            Err(_) => return Mark::Refused(format!("cannot read {rel}")),
+        };
+        match text::parse_frontmatter(&md).get("source") {
+            Some(FmValue::Scalar(s)) if s == MEMORY_SOURCE => {}
+            _ => {
+                return Mark::Refused(format!(
+                    "refusing to modify {rel}: not an agent-written memory (source is not {MEMORY_SOURCE})"
+                ));
+            }
+        }
+        let next = match text::add_to_frontmatter_list(&md, "superseded_by", new_title) {
+            FmEdit::Changed(s) => s,
+            FmEdit::AlreadyPresent => return Mark::AlreadyPresent,
+            FmEdit::NoFrontmatter => {
+                return Mark::Refused(format!("refusing to modify {rel}: no frontmatter"));
+            }
+        };
+        match replace_file(&abs, next.as_bytes()) {
+            Ok(()) => {
+                self.invalidate(rel);
+                Mark::Marked
+            }
+            Err(e) => Mark::Refused(format!("cannot write {rel}: {e}")),
+        }
+    }
+}
+
+/// Takes an exclusive lock on `path` (created if missing), blocking until it is free.
+pub(crate) fn lock_file(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    f.lock()?;
+    Ok(f)
+}
+
+fn temp_path(dir: &Path) -> PathBuf {
+    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".mindex-{}-{seq}.tmp", std::process::id()))
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Writes `content` to a new file in `dir` named by `name_for(1)`, `name_for(2)` … (first free
+/// name wins) and returns the name. The content is written and synced to a temp file first and
+/// then hard-linked into place, which fails rather than overwrite: a reader never sees a
+/// half-written file under the final name, and no temp file is left behind.
+pub(crate) fn claim_file(
+    dir: &Path,
+    content: &[u8],
+    name_for: impl Fn(usize) -> String,
+    attempts: usize,
+    exhausted: &str,
+) -> Result<String> {
+    let tmp = temp_path(dir);
+    let write_tmp = || -> io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(content)?;
+        f.sync_all()
+    };
+    if let Err(e) = write_tmp() {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(&tmp, e));
+    }
+    let result = (|| {
+        for n in 1..=attempts {
+            let name = name_for(n);
+            let target = dir.join(&name);
+            match place(&tmp, &target, content) {
+                Ok(()) => return Ok(name),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(Error::io(&target, e)),
+            }
+        }
+        Err(Error::invalid("title", exhausted))
+    })();
+    let _ = fs::remove_file(&tmp);
+    sync_dir(dir);
+    result
+}
+
+/// Puts `tmp`'s content at `target` unless `target` exists: a hard link where the filesystem
+/// has them, else an exclusive create and write.
+fn place(tmp: &Path, target: &Path, content: &[u8]) -> io::Result<()> {
+    match fs::hard_link(tmp, target) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            let mut f = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(target)?;
+            let r = f.write_all(content).and_then(|()| f.sync_all());
+            if r.is_err() {
+                let _ = fs::remove_file(target);
+            }
+            r
+        }
+    }
+}
+
+/// Replaces `path`'s content atomically (temp file in the same folder, fsync, rename).
+pub(crate) fn replace_file(path: &Path, content: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = temp_path(dir);
+    let r = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(content)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if r.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    sync_dir(dir);
+    r
+}

@@ -1,0 +1,1009 @@
+//! The agent-facing operations of a [`Vault`]: remember, recall, record work, expand a note,
+//! audit the link graph, health. Every one applies the exposure policy and writes the audit log.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::Vault;
+use crate::audit::AuditLog;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::exposure::{Exposure, MemoryRootInfo, RootsSource, VisibleFile, discover_memory_root};
+use crate::identity::Caller;
+use crate::lexical::SearchOptions;
+use crate::manifest::Manifest;
+use crate::memory::store::{CacheStats, Mark, MemoryStore};
+use crate::memory::text::{self, Digest, FieldValue};
+use crate::memory::{
+    Memory, MemoryInput, Now, Scope, find_duplicates, recall_from, render, reorder,
+    resolve_supersedes, validate,
+};
+use crate::query::{QueryOptions, SubQueryKind, fuse};
+
+/// What the agent surfaces share for one manifest version: the policy and the memory store.
+#[derive(Debug)]
+pub(crate) struct AgentContext {
+    manifest_key: Option<(u64, std::time::SystemTime)>,
+    pub manifest: Manifest,
+    pub memory_root: MemoryRootInfo,
+    pub exposure: Exposure,
+    pub store: Arc<MemoryStore>,
+}
+
+/// Why a memory was not recorded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Refusal {
+    /// The caller is the vault itself.
+    VaultItself,
+    /// An argument contains tool-call markup (a sign the caller's arguments were mangled).
+    Markup {
+        /// The field.
+        field: String,
+        /// Byte offset of the markup in the field (or list item).
+        offset: usize,
+        /// 1-based list item, for list fields.
+        item: Option<usize>,
+        /// Whether the markup only trails the real content.
+        trailing: bool,
+    },
+    /// The input breaks the memory contract.
+    Validation {
+        /// Every problem found.
+        errors: Vec<String>,
+    },
+    /// A near-identical memory exists (pass `force`, or supersede it).
+    Duplicate {
+        /// Similarity, 0 to 1.
+        score: f64,
+        /// The existing memory's title.
+        title: String,
+        /// Its vault-relative path.
+        path: String,
+    },
+}
+
+/// The outcome of [`Vault::remember`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Remembered {
+    /// Whether a file was written.
+    pub recorded: bool,
+    /// Vault-relative path of the new memory.
+    pub path: Option<String>,
+    /// The scope after narrowing.
+    pub scope: Option<Scope>,
+    /// Projects reached.
+    pub projects: Vec<String>,
+    /// Platforms reached.
+    pub platforms: Vec<String>,
+    /// Titles of the memories marked as superseded by this one.
+    pub superseded: Vec<String>,
+    /// `supersedes` claims that matched no memory.
+    pub supersedes_unmatched: Vec<String>,
+    /// Supersession back-links that could not be written, with why.
+    pub supersede_failures: Vec<String>,
+    /// `links` entries that name no visible note.
+    pub links_dropped: Vec<String>,
+    /// Wikilinks in the title or body that named no visible note (now plain text).
+    pub wikilinks_unlinked: Vec<String>,
+    /// Warnings (none blocks the write).
+    pub warnings: Vec<String>,
+    /// Whether the lexical index already holds the new memory.
+    pub indexed: bool,
+    /// For a dry run: the rendered note.
+    pub preview: Option<String>,
+    /// Why nothing was recorded.
+    pub refusal: Option<Refusal>,
+    /// The outcome as text, for people and agents.
+    pub message: String,
+}
+
+/// Options for [`Vault::recall`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecallOptions {
+    /// Orders memories by relevance to this text (never filters them out).
+    pub query: Option<String>,
+    /// Memories returned (default 20).
+    pub limit: usize,
+    /// Attach why each memory is visible, and summarise what was withheld.
+    pub explain: bool,
+}
+
+impl Default for RecallOptions {
+    fn default() -> Self {
+        RecallOptions {
+            query: None,
+            limit: crate::memory::DEFAULT_RECALL_LIMIT,
+            explain: false,
+        }
+    }
+}
+
+/// How recall ordered the memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecallRanking {
+    /// Specificity, then date (no query).
+    Declared,
+    /// BM25 over the memories, then the rest.
+    Lexical,
+    /// Hybrid BM25 + vectors, then the rest.
+    Hybrid,
+}
+
+/// One recalled memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecalledMemory {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// Why the caller sees it (with `explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// The outcome of [`Vault::recall`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recall {
+    /// The caller's project (`None` = anonymous).
+    pub caller: Option<String>,
+    /// Memories, best first.
+    pub memories: Vec<RecalledMemory>,
+    /// Memories visible to the caller in all (before the limit).
+    pub visible: usize,
+    /// Memories withheld from the caller.
+    pub withheld: usize,
+    /// The distinct reasons for withholding (with `explain`); titles are never listed.
+    pub withheld_reasons: Vec<String>,
+    /// How the memories were ordered.
+    pub ranking: RecallRanking,
+    /// Things the caller should know (no vectors yet, …).
+    pub notices: Vec<String>,
+    /// What the parse cache did.
+    pub cache: CacheStats,
+}
+
+/// A note named in [`Expansion`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkedNote {
+    /// The note's label (file name without `.md`).
+    pub label: String,
+    /// Vault-relative path.
+    pub path: String,
+}
+
+/// The outcome of [`Vault::expand`]: a note and its visible neighbourhood.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Expansion {
+    /// Vault-relative path.
+    pub path: String,
+    /// File name without `.md`.
+    pub label: String,
+    /// The exposed root it is under.
+    pub scope: String,
+    /// Frontmatter `description`.
+    pub description: Option<String>,
+    /// Visible notes it links to.
+    pub links_out: Vec<LinkedNote>,
+    /// Link targets not shown (outside the caller's scope, or missing).
+    pub links_out_hidden: usize,
+    /// Visible notes linking to it.
+    pub linked_from: Vec<LinkedNote>,
+}
+
+/// A wikilink whose target resolves to nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokenLink {
+    /// The linking note.
+    pub from: String,
+    /// The target as written.
+    pub target: String,
+}
+
+/// The outcome of [`Vault::graph_audit`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphAudit {
+    /// Notes checked (the index, memories excluded).
+    pub notes: usize,
+    /// Notes nothing links to.
+    pub orphans: Vec<String>,
+    /// Links to notes that do not exist.
+    pub broken: Vec<BrokenLink>,
+}
+
+/// The outcome of [`Vault::health`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Health {
+    /// The vault root.
+    pub vault: std::path::PathBuf,
+    /// Who is asking.
+    pub caller: Caller,
+    /// Where memories live and how that was decided.
+    pub memory_root: MemoryRootInfo,
+    /// Agent memories in the store.
+    pub memories: usize,
+    /// Files parsed from the store (and how many came from an older parse).
+    pub parsed: CacheStats,
+    /// Folders agents may read.
+    pub exposed_roots: Vec<String>,
+    /// Where those roots came from.
+    pub roots_source: RootsSource,
+    /// Notes in the index (`None` without an index).
+    pub indexed_notes: Option<usize>,
+    /// Vectors stored (`None` before `embed`).
+    pub vectors: Option<usize>,
+    /// Problems worth fixing.
+    pub warnings: Vec<String>,
+    /// Facts worth knowing (never problems).
+    pub notes: Vec<String>,
+    /// No warnings.
+    pub ok: bool,
+}
+
+/// Whether a note is a decision record or an ordinary note, for [`WorkInput`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkKind {
+    /// A dated work note.
+    #[default]
+    Note,
+    /// A decision record (no date prefix).
+    Decision,
+}
+
+/// What [`Vault::record_work`] files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkInput {
+    /// The note's title.
+    pub title: String,
+    /// What was done, in a paragraph.
+    pub summary: String,
+    /// What changed.
+    pub changes: Vec<String>,
+    /// Decisions made.
+    pub decisions: Vec<String>,
+    /// What was learned.
+    pub learned: Vec<String>,
+    /// What is still open.
+    pub open: Vec<String>,
+    /// Notes that informed the work.
+    pub informed_by: Vec<String>,
+    /// How the work was verified.
+    pub verification: Option<String>,
+    /// A folder inside an exposed root (else the caller's project folder, else the inbox).
+    pub folder: Option<String>,
+    /// Note or decision.
+    pub kind: WorkKind,
+    /// Render, write nothing.
+    pub dry_run: bool,
+}
+
+/// The outcome of [`Vault::record_work`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WorkRecord {
+    /// Whether a file was written.
+    pub recorded: bool,
+    /// Vault-relative path (planned, for a dry run).
+    pub path: Option<String>,
+    /// `caller` (the given folder), `caller-identity` (the caller's project folder) or
+    /// `fallback` (the inbox).
+    pub route: Option<String>,
+    /// Whether the index already holds the note.
+    pub indexed: bool,
+    /// For a dry run: the start of the rendered note.
+    pub preview: Option<String>,
+    /// Why nothing was written.
+    pub refusal: Option<String>,
+    /// The outcome as text.
+    pub message: String,
+}
+
+const MEMORY_LOCK: &str = "memory.lock";
+
+impl Vault {
+    /// The policy and store for the current manifest (re-read when the manifest changes).
+    pub(crate) fn agent(&self) -> Arc<AgentContext> {
+        let key = fs::metadata(self.root.join(crate::MANIFEST_FILE))
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let mut slot = self.agent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = slot.as_ref()
+            && c.manifest_key == key
+        {
+            return c.clone();
+        }
+        let manifest = Manifest::load(&self.root);
+        let configured = manifest.memory_root();
+        let memory_root = discover_memory_root(&self.root, &configured);
+        let exposure = Exposure::resolve(&self.root, &manifest, &memory_root.root);
+        let store = match slot.as_ref() {
+            Some(c) if c.store.root() == memory_root.root => c.store.clone(),
+            _ => Arc::new(MemoryStore::new(
+                &self.root,
+                &memory_root.root,
+                self.index_dir.join(MEMORY_LOCK),
+            )),
+        };
+        let ctx = Arc::new(AgentContext {
+            manifest_key: key,
+            manifest,
+            memory_root,
+            exposure,
+            store,
+        });
+        *slot = Some(ctx.clone());
+        ctx
+    }
+
+    /// The exposure policy agents are served under.
+    pub fn exposure(&self) -> Exposure {
+        self.agent().exposure.clone()
+    }
+
+    /// The audit log (`<index>/audit.jsonl`).
+    pub fn audit_log(&self) -> AuditLog {
+        AuditLog::new(self.index_dir.join("audit.jsonl"))
+    }
+
+    /// Fills in the caller's platforms from its project's own note in the vault.
+    pub fn identify(&self, mut caller: Caller) -> Caller {
+        if let Some(p) = &caller.project {
+            let ctx = self.agent();
+            caller.platforms =
+                crate::exposure::caller_platforms(&self.root, &ctx.memory_root.root, p);
+        }
+        caller
+    }
+
+    /// Every memory file in the store (agent memories and anything else filed there), from the
+    /// parse cache.
+    pub fn memories(&self) -> Vec<Arc<Memory>> {
+        self.agent().store.all().0
+    }
+
+    /// Records a memory for `caller`, or says why not (see [`Refusal`]). Refusals are `Ok`;
+    /// `Err` means the write itself failed (and nothing was left half-written).
+    pub fn remember(&self, caller: &Caller, input: &MemoryInput) -> Result<Remembered> {
+        let ctx = self.agent();
+        let log = self.audit_log();
+        let who = caller.project.as_deref();
+        if caller.is_vault {
+            log.append(
+                "refused",
+                who,
+                json!({"tool": "remember", "reason": "session is the vault itself"}),
+            );
+            return Ok(refused(
+                Refusal::VaultItself,
+                "Refused: this session is running inside the vault itself.\nMemories are written from the repository they were learned in, so their reach names that project. Run this from that repository (or pass --caller NAME), or edit the vault's notes directly.".to_string(),
+            ));
+        }
+        let opt = |o: &Option<String>| o.clone().unwrap_or_default();
+        let (verification, generality, scope) =
+            (opt(&input.verification), opt(&input.generality), opt(&input.scope));
+        let fields: Vec<(&str, FieldValue<'_>)> = vec![
+            ("title", FieldValue::Text(&input.title)),
+            ("body", FieldValue::Text(&input.body)),
+            ("confidence", FieldValue::Text(&input.confidence)),
+            ("verification", FieldValue::Text(&verification)),
+            ("scope", FieldValue::Text(&scope)),
+            ("generality", FieldValue::Text(&generality)),
+            ("projects", FieldValue::List(&input.projects)),
+            ("platforms", FieldValue::List(&input.platforms)),
+            ("links", FieldValue::List(&input.links)),
+            ("supersedes", FieldValue::List(&input.supersedes)),
+        ];
+        if let Some(hit) = text::find_markup(&fields) {
+            let keys: Vec<&str> = fields
+                .iter()
+                .filter(|(_, v)| match v {
+                    FieldValue::Text(t) => !t.is_empty(),
+                    FieldValue::List(l) => !l.is_empty(),
+                })
+                .map(|(k, _)| *k)
+                .collect();
+            log.append(
+                "refused",
+                who,
+                json!({"tool": "remember", "reason": "tool-call markup", "field": hit.field,
+                       "offset": hit.offset, "trailing": hit.trailing}),
+            );
+            let message = text::markup_refusal(&hit, &keys);
+            return Ok(refused(
+                Refusal::Markup {
+                    field: hit.field,
+                    offset: hit.offset,
+                    item: hit.item,
+                    trailing: hit.trailing,
+                },
+                message,
+            ));
+        }
+        let visible = ctx.exposure.visible_files();
+        let names = ctx.exposure.resolvable_names(&visible);
+        let mut unlinked = Vec::new();
+        let mut inp = input.clone();
+        inp.title = text::neutralize_wikilinks(&input.title, &names, &mut unlinked);
+        inp.body = text::neutralize_wikilinks(&input.body, &names, &mut unlinked);
+        let v = match validate(&inp, who) {
+            Ok(v) => v,
+            Err(errors) => {
+                log.append(
+                    "refused",
+                    who,
+                    json!({"tool": "remember", "reason": "validation", "errors": errors.len()}),
+                );
+                let message = format!("Refused:\n- {}", errors.join("\n- "));
+                return Ok(refused(Refusal::Validation { errors }, message));
+            }
+        };
+        let now = Now::current();
+        let candidate = Memory {
+            scope: v.scope.as_str().to_string(),
+            projects: v.projects.clone(),
+            platforms: v.platforms.clone(),
+            source: Some(crate::memory::MEMORY_SOURCE.to_string()),
+            ..Memory::parse("", "")
+        };
+        let (existing, _) = ctx.store.all_with_digests();
+        if !input.force {
+            let digest = Digest::new(&v.title, &v.body);
+            if let Some(&(i, score)) = find_duplicates(&candidate, &digest, &existing).first() {
+                let m = &existing[i].0;
+                let title = m.title.clone().unwrap_or_default();
+                let message = format!(
+                    "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\nIf this is a correction, pass supersedes: [{}] so the old one is kept and back-linked; if it is genuinely different, pass force: true.",
+                    (score * 100.0).round(),
+                    m.path,
+                    text::json_str(&title)
+                );
+                return Ok(refused(
+                    Refusal::Duplicate {
+                        score,
+                        title,
+                        path: m.path.clone(),
+                    },
+                    message,
+                ));
+            }
+        }
+        let (related, links_dropped) = text::resolve_links(&input.links, &names);
+        let entries: Vec<Arc<Memory>> = existing.iter().map(|(m, _)| m.clone()).collect();
+        let (targets, unmatched) = resolve_supersedes(&input.supersedes, &entries);
+        let rendered = render(&v, &now, &related);
+        let mut out = Remembered {
+            scope: Some(v.scope),
+            projects: v.projects.clone(),
+            platforms: v.platforms.clone(),
+            supersedes_unmatched: unmatched,
+            links_dropped,
+            wikilinks_unlinked: unlinked,
+            warnings: v.warnings.clone(),
+            ..Remembered::default()
+        };
+        if input.dry_run {
+            let mut msg = format!("Preview (nothing written):\n\n{rendered}");
+            out.append_details(&mut msg);
+            out.preview = Some(rendered);
+            out.message = msg;
+            return Ok(out);
+        }
+        let rel = ctx.store.write(now.local, &text::slugify(&v.title), &rendered)?;
+        let mut touched = vec![rel.clone()];
+        for t in &targets {
+            let title = t.title.clone().unwrap_or_default();
+            match ctx.store.mark_superseded(&t.path, &v.title) {
+                Mark::Marked => {
+                    touched.push(t.path.clone());
+                    out.superseded.push(title);
+                }
+                Mark::AlreadyPresent => out.superseded.push(title),
+                Mark::Refused(why) => out.supersede_failures.push(why),
+            }
+        }
+        out.indexed = self.index_now(&touched).is_ok();
+        out.recorded = true;
+        out.path = Some(rel.clone());
+        log.append(
+            "remember",
+            who,
+            json!({"rel": rel, "scope": v.scope.as_str(), "projects": v.projects, "indexed": out.indexed}),
+        );
+        let mut msg = format!("Recorded: {rel}\nScope: {}", v.scope.as_str());
+        if !v.projects.is_empty() {
+            msg.push_str(&format!(" → {}", v.projects.join(", ")));
+        } else if !v.platforms.is_empty() {
+            msg.push_str(&format!(" → {}", v.platforms.join(", ")));
+        }
+        if !out.superseded.is_empty() {
+            msg.push_str(&format!(
+                "\nSuperseded: {} (kept and back-linked)",
+                out.superseded.join("; ")
+            ));
+        }
+        for f in &out.supersede_failures {
+            msg.push_str(&format!("\nNot back-linked: {f}"));
+        }
+        out.append_details(&mut msg);
+        if !out.indexed {
+            msg.push_str("\n\nNOTE: the search index could not be refreshed, so this memory may not be findable by query yet (the next `mindex update` indexes it).");
+        }
+        out.message = msg;
+        Ok(out)
+    }
+
+    /// The memories `caller` may see, best first. With a query, the engine's search (hybrid
+    /// when `embedder` is given and vectors exist, else BM25) orders them; memories it did not
+    /// place follow, so nothing visible is ever missing. Live memories always come before
+    /// superseded ones.
+    pub fn recall(
+        &self,
+        caller: &Caller,
+        opts: &RecallOptions,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<Recall> {
+        let ctx = self.agent();
+        let (entries, cache) = ctx.store.all();
+        let r = recall_from(&entries, caller);
+        let visible_n = r.visible.len();
+        let mut ranking = RecallRanking::Declared;
+        let mut notices = Vec::new();
+        let mut ordered = r.visible;
+        let q = opts.query.as_deref().map(str::trim).unwrap_or("");
+        if !q.is_empty() && ordered.len() > 1 {
+            let (placed, how) = self.retrieve_memories(&ctx, q, opts.limit, embedder, &mut notices)?;
+            ranking = how;
+            ordered = reorder(ordered, &placed);
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        if opts.explain {
+            for (_, why) in &r.withheld {
+                if !reasons.contains(why) {
+                    reasons.push(why.clone());
+                }
+            }
+        }
+        let memories: Vec<RecalledMemory> = ordered
+            .into_iter()
+            .take(opts.limit)
+            .map(|(m, why)| RecalledMemory {
+                memory: (*m).clone(),
+                why: opts.explain.then_some(why),
+            })
+            .collect();
+        self.audit_log().append(
+            "recall",
+            caller.project.as_deref(),
+            json!({"query": opts.query, "returned": memories.len(), "project": caller.project}),
+        );
+        Ok(Recall {
+            caller: caller.project.clone(),
+            memories,
+            visible: visible_n,
+            withheld: r.withheld.len(),
+            withheld_reasons: reasons,
+            ranking,
+            notices,
+            cache,
+        })
+    }
+
+    /// Memory paths in retrieval order for `q`.
+    fn retrieve_memories(
+        &self,
+        ctx: &AgentContext,
+        q: &str,
+        limit: usize,
+        embedder: Option<&dyn Embedder>,
+        notices: &mut Vec<String>,
+    ) -> Result<(Vec<String>, RecallRanking)> {
+        let prefix = format!("{}/", ctx.store.root());
+        let per = SearchOptions {
+            limit: (limit * 3).max(50),
+            all_chunks: false,
+        };
+        let lexical = match self.lexical() {
+            Ok(l) => l,
+            Err(Error::IndexMissing { .. }) => {
+                notices.push("no index yet: memories are in declared order (run `mindex update`)".into());
+                return Ok((Vec::new(), RecallRanking::Declared));
+            }
+            Err(e) => return Err(e),
+        };
+        let lex = lexical.search_under(q, &per, Some(&prefix))?;
+        let mut lists = vec![(0, SubQueryKind::Lex, 1.0, lex)];
+        let mut how = RecallRanking::Lexical;
+        if let Some(e) = embedder {
+            match self.vector_store(e) {
+                Ok(store) => {
+                    let deep = SearchOptions {
+                        limit: per.limit * 4,
+                        all_chunks: false,
+                    };
+                    let mut hits = self.vector_hits(e, &store, q, &deep)?;
+                    hits.retain(|h| h.path.starts_with(&prefix));
+                    hits.truncate(per.limit);
+                    lists.push((1, SubQueryKind::Vec, crate::query::DEFAULT_VEC_WEIGHT, hits));
+                    how = RecallRanking::Hybrid;
+                }
+                Err(Error::VectorsMissing { .. }) => notices
+                    .push("no vectors yet: memories ordered by BM25 (run `mindex embed`)".into()),
+                Err(err) => return Err(err),
+            }
+        }
+        let fused = fuse(
+            &lists,
+            &QueryOptions {
+                limit: per.limit,
+                ..QueryOptions::default()
+            },
+        );
+        Ok((fused.into_iter().map(|h| h.hit.path).collect(), how))
+    }
+
+    /// Files a record of work done (a note or a decision) inside the vault: in `folder` when it
+    /// lies inside an exposed root, else the caller's `projects/<name>/` folder, else the inbox.
+    /// Refusals write nothing; an existing file is never modified.
+    pub fn record_work(&self, caller: &Caller, input: &WorkInput) -> Result<WorkRecord> {
+        crate::vault::work::record_work(self, &self.agent(), caller, input)
+    }
+
+    /// A note and its visible neighbourhood: links out (visible ones named, others counted)
+    /// and the visible notes linking to it. `note` is a title, label, path or `vault://` URI.
+    pub fn expand(&self, note: &str) -> Result<Expansion> {
+        let ctx = self.agent();
+        let visible = ctx.exposure.visible_files();
+        let state = self.state().ok().flatten();
+        let links_of = |f: &VisibleFile| -> Vec<String> {
+            if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel)) {
+                return ns.links.clone();
+            }
+            fs::read_to_string(self.root.join(&f.rel))
+                .map(|t| super::link_targets(&crate::note::parse_note(&f.rel, &t).note))
+                .unwrap_or_default()
+        };
+        let seed = pick_seed(note, &visible)?;
+        let target = &visible[seed];
+        let by_label: HashMap<String, usize> = visible
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, f)| (f.label.to_lowercase(), i))
+            .collect();
+        let resolve = |t: &str| -> Option<usize> {
+            let t = t.trim().trim_end_matches(".md").replace('\\', "/");
+            let lower = t.to_lowercase();
+            if lower.contains('/') {
+                visible.iter().position(|f| {
+                    let r = f.rel.to_lowercase();
+                    let r = r.trim_end_matches(".md");
+                    r == lower || r.ends_with(&format!("/{lower}"))
+                })
+            } else {
+                by_label.get(&lower).copied()
+            }
+        };
+        let mut links_out = Vec::new();
+        let mut hidden = 0;
+        let mut seen = HashSet::new();
+        for t in links_of(target) {
+            match resolve(&t) {
+                Some(i) if seen.insert(i) => links_out.push(LinkedNote {
+                    label: visible[i].label.clone(),
+                    path: visible[i].rel.clone(),
+                }),
+                Some(_) => {}
+                None => hidden += 1,
+            }
+        }
+        let linked_from: Vec<LinkedNote> = visible
+            .iter()
+            .enumerate()
+            .filter(|&(i, f)| i != seed && links_of(f).iter().any(|t| resolve(t) == Some(seed)))
+            .map(|(_, f)| LinkedNote {
+                label: f.label.clone(),
+                path: f.rel.clone(),
+            })
+            .collect();
+        let description = fs::read_to_string(self.root.join(&target.rel))
+            .ok()
+            .and_then(|t| match text::parse_frontmatter(&t).get("description") {
+                Some(text::FmValue::Scalar(s)) if !s.is_empty() => Some(s.clone()),
+                _ => None,
+            });
+        self.audit_log().append(
+            "expand",
+            None,
+            json!({"note": note, "found": target.rel, "hidden": hidden}),
+        );
+        Ok(Expansion {
+            path: target.rel.clone(),
+            label: target.label.clone(),
+            scope: target.scope.clone(),
+            description,
+            links_out,
+            links_out_hidden: hidden,
+            linked_from,
+        })
+    }
+
+    /// Orphans (notes nothing links to) and broken links (targets that name no note) over the
+    /// whole index, memories excluded. Links to attachments (a target with a non-markdown
+    /// extension) are not checked.
+    pub fn graph_audit(&self) -> Result<GraphAudit> {
+        let state = self.state()?.ok_or_else(|| Error::IndexMissing {
+            path: self.index_dir.clone(),
+        })?;
+        let mem_prefix = format!("{}/", self.agent().store.root());
+        let notes: Vec<(&String, &crate::state::NoteState)> = state
+            .notes
+            .iter()
+            .filter(|(p, _)| !p.starts_with(&mem_prefix))
+            .collect();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (p, ns)) in notes.iter().enumerate() {
+            by_name
+                .entry(crate::note::file_stem(p).to_lowercase())
+                .or_default()
+                .push(i);
+            for a in &ns.aliases {
+                by_name.entry(a.to_lowercase()).or_default().push(i);
+            }
+        }
+        let mut inbound = vec![0usize; notes.len()];
+        let mut broken = Vec::new();
+        for (i, (p, ns)) in notes.iter().enumerate() {
+            for t in &ns.links {
+                let t = t.trim().replace('\\', "/");
+                let lower = t.to_lowercase();
+                let has_ext = std::path::Path::new(&lower)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| e != "md" && e.len() <= 5 && !e.contains(' '));
+                if has_ext {
+                    continue;
+                }
+                let lower = lower.trim_end_matches(".md").to_string();
+                let found: Vec<usize> = if lower.contains('/') {
+                    notes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, (q, _))| {
+                            let q = q.to_lowercase();
+                            let q = q.trim_end_matches(".md");
+                            q == lower || q.ends_with(&format!("/{lower}"))
+                        })
+                        .map(|(j, _)| j)
+                        .collect()
+                } else {
+                    by_name.get(&lower).cloned().unwrap_or_default()
+                };
+                if found.is_empty() {
+                    broken.push(BrokenLink {
+                        from: (*p).clone(),
+                        target: t.clone(),
+                    });
+                }
+                for j in found {
+                    if j != i {
+                        inbound[j] += 1;
+                    }
+                }
+            }
+        }
+        let orphans = notes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| inbound[*i] == 0)
+            .map(|(_, (p, _))| (*p).clone())
+            .collect();
+        Ok(GraphAudit {
+            notes: notes.len(),
+            orphans,
+            broken,
+        })
+    }
+
+    /// What an agent session sees of this vault: caller, memory root, store, exposed roots,
+    /// index, with warnings for anything that degrades retrieval.
+    pub fn health(&self, caller: &Caller) -> Result<Health> {
+        let ctx = self.agent();
+        let (entries, parsed) = ctx.store.all();
+        let agent: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
+        let mut warnings = Vec::new();
+        let mut notes = Vec::new();
+        let mr = &ctx.memory_root;
+        if mr.healed {
+            warnings.push(format!(
+                "Memories are in \"{}/\" but the manifest says \"{}\": the store is read from where they are; set memory_root in vault-manifest.json to silence this.",
+                mr.root,
+                ctx.manifest.memory_root()
+            ));
+        }
+        if mr.split.len() > 1 {
+            let parts: Vec<String> = mr.split.iter().map(|(r, n)| format!("{r}/ ({n})")).collect();
+            warnings.push(format!(
+                "Captures are split across {}: retrieval only sees \"{}/\".",
+                parts.join(", "),
+                mr.root
+            ));
+        }
+        if parsed.stale > 0 {
+            warnings.push(format!(
+                "{} memory file(s) could not be re-read and were served from an older parse: check permissions.",
+                parsed.stale
+            ));
+        }
+        let state = self.state().ok().flatten();
+        if state.is_none() {
+            warnings.push("No index yet: run `mindex update` so search and recall can rank.".into());
+        }
+        let vectors = self.vector_status().map(|v| v.count);
+        if vectors.is_none() {
+            notes.push("No vectors yet: recall and search are lexical until `mindex embed` runs.".into());
+        }
+        // Projects named by memories that have no note here (normal for other repositories).
+        let visible = ctx.exposure.visible_files();
+        let mut known: HashSet<String> = visible.iter().map(|f| f.label.to_lowercase()).collect();
+        if let Some(p) = &caller.project {
+            known.insert(p.to_lowercase());
+        }
+        let mut orphan_projects: HashMap<String, usize> = HashMap::new();
+        for m in &agent {
+            for p in &m.projects {
+                if !known.contains(&p.to_lowercase()) {
+                    *orphan_projects.entry(p.clone()).or_default() += 1;
+                }
+            }
+        }
+        let mut orphan_projects: Vec<(String, usize)> = orphan_projects.into_iter().collect();
+        orphan_projects.sort();
+        for (p, n) in orphan_projects {
+            notes.push(format!(
+                "{n} {} scoped to \"{p}\", which has no note here. Normal if that repository has no project note in the vault.",
+                if n == 1 { "memory" } else { "memories" }
+            ));
+        }
+        Ok(Health {
+            vault: self.root.clone(),
+            caller: caller.clone(),
+            memory_root: mr.clone(),
+            memories: agent.len(),
+            parsed,
+            exposed_roots: ctx.exposure.roots().to_vec(),
+            roots_source: ctx.exposure.source(),
+            indexed_notes: state.map(|s| s.notes.len()),
+            vectors,
+            ok: warnings.is_empty(),
+            warnings,
+            notes,
+        })
+    }
+}
+
+impl Remembered {
+    fn append_details(&self, msg: &mut String) {
+        if !self.supersedes_unmatched.is_empty() {
+            msg.push_str(&format!(
+                "\nSupersedes NOT matched: {}",
+                self.supersedes_unmatched.join("; ")
+            ));
+        }
+        if !self.links_dropped.is_empty() {
+            msg.push_str(&format!(
+                "\nLinks dropped as unresolvable: {}",
+                self.links_dropped.join("; ")
+            ));
+        }
+        if !self.wikilinks_unlinked.is_empty() {
+            msg.push_str(&format!(
+                "\nDangling wikilinks were unlinked: {}",
+                self.wikilinks_unlinked.join("; ")
+            ));
+        }
+        if !self.warnings.is_empty() {
+            msg.push_str("\n\nWarnings:");
+            for w in &self.warnings {
+                msg.push_str("\n- ");
+                msg.push_str(w);
+            }
+        }
+    }
+}
+
+fn refused(refusal: Refusal, message: String) -> Remembered {
+    Remembered {
+        refusal: Some(refusal),
+        message,
+        ..Remembered::default()
+    }
+}
+
+/// Normalises what names a note for loose matching: percent-decoded, `vault://note/` and `.md`
+/// stripped, last path segment, lowercase, without spaces, `_` and `-`.
+fn normalize_key(s: &str) -> String {
+    let d = crate::identity::percent_decode(s.trim());
+    let d = d
+        .strip_prefix("vault://")
+        .map(|r| r.strip_prefix("note/").unwrap_or(r))
+        .unwrap_or(&d)
+        .replace('\\', "/");
+    let last = d.rsplit('/').next().unwrap_or("");
+    let last = last
+        .strip_suffix(".md")
+        .or_else(|| last.strip_suffix(".MD"))
+        .unwrap_or(last);
+    last.to_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '_' | '-'))
+        .collect()
+}
+
+/// Picks the visible note `seed` names: exact label, else path suffix, else a unique loose key.
+fn pick_seed(seed: &str, visible: &[VisibleFile]) -> Result<usize> {
+    let s = seed.trim();
+    let s = s.strip_suffix(".md").unwrap_or(s).to_lowercase();
+    let mut cands: Vec<usize> = visible
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.label.to_lowercase() == s)
+        .map(|(i, _)| i)
+        .collect();
+    if cands.is_empty() {
+        let suffix = format!("/{s}.md");
+        cands = visible
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                let r = format!("/{}", f.rel.to_lowercase());
+                r.ends_with(&suffix)
+            })
+            .map(|(i, _)| i)
+            .collect();
+    }
+    if cands.len() > 1 {
+        let names: Vec<String> = cands
+            .iter()
+            .map(|&i| format!("{}/{}", visible[i].scope, visible[i].label))
+            .collect();
+        return Err(Error::invalid(
+            "note",
+            format!(
+                "\"{seed}\" matches {} visible notes: {}. Pass a path rather than a title to choose one.",
+                cands.len(),
+                names.join("; ")
+            ),
+        ));
+    }
+    if let Some(&i) = cands.first() {
+        return Ok(i);
+    }
+    let key = normalize_key(seed);
+    let loose: Vec<usize> = visible
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !key.is_empty() && normalize_key(&f.rel) == key)
+        .map(|(i, _)| i)
+        .collect();
+    if loose.len() == 1 {
+        return Ok(loose[0]);
+    }
+    let suggestions: Vec<String> = if s.is_empty() {
+        Vec::new()
+    } else {
+        visible
+            .iter()
+            .filter(|f| f.label.to_lowercase().contains(&s))
+            .take(5)
+            .map(|f| f.label.clone())
+            .collect()
+    };
+    Err(Error::NoteNotFound {
+        path: seed.to_string(),
+        suggestions,
+    })
+}

@@ -1,0 +1,298 @@
+//! `record_work`: filing a note (or decision record) about work a session did, inside the
+//! vault's exposed roots, the caller's project folder, or the inbox.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::Vault;
+use super::agent::{AgentContext, WorkInput, WorkKind, WorkRecord};
+use crate::error::Result;
+use crate::identity::Caller;
+use crate::memory::store::claim_file;
+use crate::memory::text::{self, FieldValue};
+
+/// Names tried for one work note (`stem.md`, `stem-2.md` …).
+const WORK_CLAIM_ATTEMPTS: usize = 500;
+
+fn refusal(why: String) -> WorkRecord {
+    WorkRecord {
+        message: why.clone(),
+        refusal: Some(why),
+        ..WorkRecord::default()
+    }
+}
+
+fn flatten(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The caller's folder under `projects/`: exact name, then case-insensitive, then a prefix
+/// match either way; the real folder casing is kept.
+fn project_dir_for(vault: &Path, project: Option<&str>) -> Option<String> {
+    let p = project?.to_lowercase();
+    let mut dirs: Vec<String> = fs::read_dir(vault.join("projects"))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    dirs.sort();
+    if let Some(d) = dirs.iter().find(|d| **d == p) {
+        return Some(d.clone());
+    }
+    if let Some(d) = dirs.iter().find(|d| d.to_lowercase() == p) {
+        return Some(d.clone());
+    }
+    dirs.into_iter().find(|d| {
+        let l = d.to_lowercase();
+        l.starts_with(&p) || p.starts_with(&l)
+    })
+}
+
+pub(super) fn record_work(
+    vault: &Vault,
+    ctx: &AgentContext,
+    caller: &Caller,
+    input: &WorkInput,
+) -> Result<WorkRecord> {
+    let log = vault.audit_log();
+    let who = caller.project.as_deref();
+    let opt = |o: &Option<String>| o.clone().unwrap_or_default();
+    let (verification, folder) = (opt(&input.verification), opt(&input.folder));
+    let fields: Vec<(&str, FieldValue<'_>)> = vec![
+        ("title", FieldValue::Text(&input.title)),
+        ("summary", FieldValue::Text(&input.summary)),
+        ("changes", FieldValue::List(&input.changes)),
+        ("decisions", FieldValue::List(&input.decisions)),
+        ("learned", FieldValue::List(&input.learned)),
+        ("open", FieldValue::List(&input.open)),
+        ("informed_by", FieldValue::List(&input.informed_by)),
+        ("verification", FieldValue::Text(&verification)),
+        ("folder", FieldValue::Text(&folder)),
+    ];
+    if let Some(hit) = text::find_markup(&fields) {
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        log.append(
+            "refused",
+            who,
+            json!({"tool": "record_work", "reason": "tool-call markup", "field": hit.field,
+                   "offset": hit.offset, "trailing": hit.trailing}),
+        );
+        return Ok(refusal(text::markup_refusal(&hit, &keys)));
+    }
+    let title = flatten(&input.title);
+    let summary = input.summary.trim();
+    if title.is_empty() || summary.is_empty() {
+        return Ok(refusal(
+            "Not recorded: title and summary are both required".to_string(),
+        ));
+    }
+    let slug = text::slugify_title(&title);
+    if slug.is_empty() {
+        return Ok(refusal(
+            "Not recorded: title produces an empty filename".to_string(),
+        ));
+    }
+    // Where the note goes.
+    let ex = &ctx.exposure;
+    let (dest_rel, route, project) = if !folder.trim().is_empty() {
+        let f = folder.trim().replace('\\', "/");
+        let f = f.trim_matches('/').to_string();
+        if f.split('/').any(|s| s == ".." || s == ".") {
+            return Ok(refusal(format!(
+                "refused: \"{folder}\" contains a traversal segment"
+            )));
+        }
+        let Some(root) = ex.matched_root(&f).map(str::to_string) else {
+            return Ok(refusal(format!(
+                "refused: \"{f}\" is not inside an exposed root (allowed: {})",
+                ex.roots().join(", ")
+            )));
+        };
+        // The folder, resolved as far as it exists, must stay inside the matched root.
+        let root_real = fs::canonicalize(vault.root.join(&root)).ok();
+        let mut probe = vault.root.join(&f);
+        let mut rest = Vec::new();
+        let real = loop {
+            match fs::canonicalize(&probe) {
+                Ok(r) => break Some(r),
+                Err(_) => match (probe.parent(), probe.file_name()) {
+                    (Some(p), Some(n)) if p.starts_with(&vault.root) => {
+                        rest.push(n.to_os_string());
+                        probe = p.to_path_buf();
+                    }
+                    _ => break None,
+                },
+            }
+        };
+        let inside = match (real, root_real) {
+            (Some(r), Some(root_r)) => r.starts_with(&root_r),
+            // The root does not exist yet: the folder is created under it.
+            (Some(r), None) => r.starts_with(&vault.root),
+            _ => false,
+        };
+        if !inside {
+            return Ok(refusal(format!(
+                "refused: \"{f}\" escapes the \"{root}\" root"
+            )));
+        }
+        (f, "caller", None)
+    } else if let Some(dir) = project_dir_for(&vault.root, who) {
+        let sub = match input.kind {
+            WorkKind::Decision => "decisions",
+            WorkKind::Note => "notes",
+        };
+        (format!("projects/{dir}/{sub}"), "caller-identity", Some(dir))
+    } else {
+        (ctx.manifest.inbox(), "fallback", None)
+    };
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let iso = crate::audit::iso_utc(now_ms);
+    let date = &iso[..10];
+    let stem = match input.kind {
+        WorkKind::Decision => slug.clone(),
+        WorkKind::Note => format!("{date}-{slug}"),
+    };
+    let names = ex.resolvable_names(&ex.visible_files());
+    let rendered = render(
+        &title,
+        summary,
+        input,
+        date,
+        &iso,
+        caller.label(),
+        route,
+        project.as_deref(),
+        &names,
+    );
+    if input.dry_run {
+        let preview: String = rendered.chars().take(600).collect();
+        return Ok(WorkRecord {
+            path: Some(format!("{dest_rel}/{stem}.md")),
+            route: Some(route.to_string()),
+            message: format!(
+                "Preview (nothing written) → {dest_rel}/{stem}.md\nRouting: {route}\n\n{preview}"
+            ),
+            preview: Some(preview),
+            ..WorkRecord::default()
+        });
+    }
+    let dest = vault.root.join(&dest_rel);
+    fs::create_dir_all(&dest).map_err(|e| crate::Error::io(&dest, e))?;
+    let name = claim_file(
+        &dest,
+        rendered.as_bytes(),
+        |n| {
+            if n == 1 {
+                format!("{stem}.md")
+            } else {
+                format!("{stem}-{n}.md")
+            }
+        },
+        WORK_CLAIM_ATTEMPTS,
+        "too many work notes with this title",
+    )?;
+    let rel = format!("{dest_rel}/{name}");
+    let indexed = vault.index_now(std::slice::from_ref(&rel)).is_ok();
+    log.append(
+        "record_work",
+        who,
+        json!({"path": rel, "routed": route, "indexed": indexed}),
+    );
+    let mut message = format!("Recorded: {rel}\nRouting: {route}");
+    if !indexed {
+        message.push_str("\n\nNOTE: the search index could not be refreshed, so this note may not be findable by query yet.");
+    }
+    Ok(WorkRecord {
+        recorded: true,
+        path: Some(rel),
+        route: Some(route.to_string()),
+        indexed,
+        message,
+        ..WorkRecord::default()
+    })
+}
+
+#[expect(clippy::too_many_arguments, reason = "one call site; the parts of one note")]
+fn render(
+    title: &str,
+    summary: &str,
+    input: &WorkInput,
+    date: &str,
+    iso: &str,
+    caller: &str,
+    route: &str,
+    project: Option<&str>,
+    names: &std::collections::HashSet<String>,
+) -> String {
+    let mut s = String::from("---\n");
+    s.push_str(&format!("date: {date}\n"));
+    s.push_str(&format!(
+        "description: {}\n",
+        text::yaml_single_quoted(&text::clamp_description(&flatten(summary), 150))
+    ));
+    s.push_str(&format!(
+        "aliases:\n  - {}\n",
+        text::yaml_single_quoted(title)
+    ));
+    let tag = match input.kind {
+        WorkKind::Decision => "decision",
+        WorkKind::Note => "project-note",
+    };
+    s.push_str(&format!("tags:\n  - {tag}\n"));
+    if let Some(p) = project {
+        s.push_str(&format!("project: {}\n", text::yaml_single_quoted(p)));
+    }
+    s.push_str(&format!("source_repo: {}\n", text::yaml_single_quoted(caller)));
+    s.push_str("---\n\n");
+    s.push_str(&format!("# {title}\n\n{summary}\n"));
+    let list = |s: &mut String, head: &str, items: &[String]| {
+        let items: Vec<&str> = items
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+            .collect();
+        if !items.is_empty() {
+            s.push_str(&format!("\n## {head}\n\n"));
+            for i in items {
+                s.push_str(&format!("- {i}\n"));
+            }
+        }
+    };
+    list(&mut s, "What changed", &input.changes);
+    list(&mut s, "Decisions", &input.decisions);
+    list(&mut s, "Learned", &input.learned);
+    if let Some(v) = input.verification.as_deref().map(str::trim)
+        && !v.is_empty()
+    {
+        s.push_str(&format!("\n## Verification\n\n{v}\n"));
+    }
+    list(&mut s, "Open", &input.open);
+    let mut related = Vec::new();
+    if let Some(p) = project
+        && names.contains(&p.to_lowercase())
+    {
+        related.push(format!("- [[{p}]]"));
+    }
+    for i in input.informed_by.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+        if names.contains(&i.to_lowercase()) {
+            related.push(format!("- [[{i}]]"));
+        } else {
+            related.push(format!("- {i} _(no note yet)_"));
+        }
+    }
+    if !related.is_empty() {
+        s.push_str("\n## Related\n\n");
+        s.push_str(&related.join("\n"));
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "\n_Recorded {iso} from `{caller}` via mindex (routing: {route})._\n"
+    ));
+    s
+}
