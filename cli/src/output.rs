@@ -539,7 +539,11 @@ impl Out {
             plural(h.memories, "memory", "memories"),
             h.memory_root.source
         );
-        let _ = write!(s, "Parsed store: {}", plural(h.parsed.size, "entry", "entries"));
+        let _ = write!(
+            s,
+            "Parsed store: {}",
+            plural(h.parsed.size, "entry", "entries")
+        );
         if h.parsed.stale > 0 {
             let _ = write!(
                 s,
@@ -562,7 +566,9 @@ impl Out {
             h.indexed_notes
                 .map_or("none yet".to_string(), |n| plural(n, "note", "notes")),
             h.vectors
-                .map_or("no vectors (lexical only)".to_string(), |n| plural(n, "vector", "vectors"))
+                .map_or("no vectors (lexical only)".to_string(), |n| plural(
+                    n, "vector", "vectors"
+                ))
         );
         if h.warnings.is_empty() {
             s.push_str("\nNo warnings.\n");

@@ -223,11 +223,19 @@ mod tests {
     #[test]
     fn uris_become_paths() {
         assert_eq!(
-            normalize_path(&uri_to_path("file:///C:/Dev/atlas").unwrap().to_string_lossy()),
+            normalize_path(
+                &uri_to_path("file:///C:/Dev/atlas")
+                    .unwrap()
+                    .to_string_lossy()
+            ),
             "c:/dev/atlas"
         );
         assert_eq!(
-            normalize_path(&uri_to_path("file://C:/Dev/atlas").unwrap().to_string_lossy()),
+            normalize_path(
+                &uri_to_path("file://C:/Dev/atlas")
+                    .unwrap()
+                    .to_string_lossy()
+            ),
             "c:/dev/atlas"
         );
         assert_eq!(

@@ -319,7 +319,10 @@ impl Lexical {
                 // The path filter scores 0, so BM25 alone orders the hits.
                 Some(f) => Box::new(BooleanQuery::new(vec![
                     (Occur::Must, parsed),
-                    (Occur::Must, Box::new(BoostQuery::new(Box::new(f.clone()), 0.0))),
+                    (
+                        Occur::Must,
+                        Box::new(BoostQuery::new(Box::new(f.clone()), 0.0)),
+                    ),
                 ])),
             };
             self.collect(&searcher, &*query, opts, &mut seen, &mut hits)?;

@@ -31,8 +31,8 @@ mod audit;
 mod chunk;
 mod embed;
 mod error;
-mod exposure;
 mod eval;
+mod exposure;
 mod identity;
 mod init;
 mod lexical;
@@ -47,12 +47,21 @@ mod vault;
 mod vector;
 mod walk;
 
+pub use audit::AuditLog;
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
 pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};
 pub use eval::{EvalFiles, EvalFusion, EvalMode, EvalReport, EvalScores, evaluate};
+pub use exposure::{Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile};
+pub use identity::{Caller, CallerSource};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
+pub use manifest::Manifest;
+pub use memory::store::CacheStats;
+pub use memory::{
+    Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE, MEMORY_SOURCE,
+    Memory, MemoryInput, RELATED_THRESHOLD, SUPERSEDED_REASON, Scope,
+};
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
 pub use query::{
     DEFAULT_VEC_WEIGHT, Explain, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery,
@@ -62,20 +71,11 @@ pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
-    BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, Expansion,
-    GraphAudit, Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MultiGetItem, NoProgress,
-    NoteText, Progress, Recall, RecallOptions, RecallRanking, RecalledMemory, Refusal,
-    Remembered, Status, Vault, VaultOptions, VectorStatus, WRITER_WAIT, WorkInput, WorkKind,
-    WorkRecord, find_vault_root, parse_get_spec,
-};
-pub use audit::AuditLog;
-pub use exposure::{Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile};
-pub use identity::{Caller, CallerSource};
-pub use manifest::Manifest;
-pub use memory::store::CacheStats;
-pub use memory::{
-    Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE, MEMORY_SOURCE, Memory,
-    MemoryInput, RELATED_THRESHOLD, SUPERSEDED_REASON, Scope,
+    BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, Expansion, GraphAudit,
+    Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText,
+    Progress, Recall, RecallOptions, RecallRanking, RecalledMemory, Refusal, Remembered, Status,
+    Vault, VaultOptions, VectorStatus, WRITER_WAIT, WorkInput, WorkKind, WorkRecord,
+    find_vault_root, parse_get_spec,
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};

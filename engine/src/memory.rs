@@ -162,9 +162,8 @@ impl MemoryInput {
                     for it in items {
                         match it {
                             Value::String(x) => out.push(x.clone()),
-                            other if strict => errors.push(format!(
-                                "{k} entries must be simple slugs; got {other}"
-                            )),
+                            other if strict => errors
+                                .push(format!("{k} entries must be simple slugs; got {other}")),
                             _ => {}
                         }
                     }
@@ -258,7 +257,10 @@ pub(crate) fn validate(
         errors.push("scope must be one of general | platform | project".to_string());
     }
     errors.extend(input.shape_errors.iter().cloned());
-    for (field, list) in [("projects", &input.projects), ("platforms", &input.platforms)] {
+    for (field, list) in [
+        ("projects", &input.projects),
+        ("platforms", &input.platforms),
+    ] {
         for e in list {
             if !text::is_simple_slug(e) {
                 errors.push(format!(
@@ -289,9 +291,8 @@ pub(crate) fn validate(
     }
     let verification = nonblank(&input.verification);
     if confidence == Confidence::Verified && verification.is_none() {
-        warnings.push(
-            "confidence is verified but no verification says how it was checked".to_string(),
-        );
+        warnings
+            .push("confidence is verified but no verification says how it was checked".to_string());
     }
     // Narrow the scope; never widen it.
     let mut projects: Vec<String> = input
@@ -418,7 +419,11 @@ pub(crate) fn render(v: &Validated, now: &Now, related: &[String]) -> String {
         s.push('\n');
     };
     line(&mut s, "date", &now.date());
-    line(&mut s, "description", &text::json_str(&text::describe(&v.body)));
+    line(
+        &mut s,
+        "description",
+        &text::json_str(&text::describe(&v.body)),
+    );
     line(&mut s, "tags", "[memory]");
     line(&mut s, "source", MEMORY_SOURCE);
     line(
@@ -437,7 +442,11 @@ pub(crate) fn render(v: &Validated, now: &Now, related: &[String]) -> String {
         line(&mut s, "platforms", &json_list(&v.platforms));
     }
     if text::slugify(&v.title) != v.title {
-        line(&mut s, "aliases", &json_list(std::slice::from_ref(&v.title)));
+        line(
+            &mut s,
+            "aliases",
+            &json_list(std::slice::from_ref(&v.title)),
+        );
     }
     line(&mut s, "confidence", v.confidence.as_str());
     if let Some(c) = v.claimed_confidence {
@@ -581,7 +590,11 @@ impl Memory {
         {
             return true;
         }
-        self.scope == "platform" && caller.platforms.iter().any(|p| self.lists(&self.platforms, p))
+        self.scope == "platform"
+            && caller
+                .platforms
+                .iter()
+                .any(|p| self.lists(&self.platforms, p))
     }
 
     /// Why `caller` sees (or does not see) this memory, ignoring supersession.
@@ -602,7 +615,10 @@ impl Memory {
                 .map(String::as_str)
                 .collect();
             if !shared.is_empty() {
-                return format!("platform scope overlaps caller platforms [{}]", shared.join(", "));
+                return format!(
+                    "platform scope overlaps caller platforms [{}]",
+                    shared.join(", ")
+                );
             }
         }
         match &caller.project {
@@ -633,12 +649,19 @@ impl Memory {
         if self.scope == "general" || other.scope == "general" {
             return true;
         }
-        if self.projects.iter().any(|p| other.lists(&other.projects, p)) {
+        if self
+            .projects
+            .iter()
+            .any(|p| other.lists(&other.projects, p))
+        {
             return true;
         }
         self.scope == "platform"
             && other.scope == "platform"
-            && self.platforms.iter().any(|p| other.lists(&other.platforms, p))
+            && self
+                .platforms
+                .iter()
+                .any(|p| other.lists(&other.platforms, p))
     }
 }
 
@@ -755,7 +778,10 @@ pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller) -> Recalled 
 /// Reorders `visible` by `placed` (paths in retrieval order): placed entries first in that
 /// order, then every other entry in its ranked order; finally live before superseded, keeping
 /// the order within each group. Nothing is dropped.
-pub(crate) fn reorder(visible: Vec<(Arc<Memory>, String)>, placed: &[String]) -> Vec<(Arc<Memory>, String)> {
+pub(crate) fn reorder(
+    visible: Vec<(Arc<Memory>, String)>,
+    placed: &[String],
+) -> Vec<(Arc<Memory>, String)> {
     let pos: HashMap<&str, usize> = placed
         .iter()
         .enumerate()
@@ -767,7 +793,10 @@ pub(crate) fn reorder(visible: Vec<(Arc<Memory>, String)>, placed: &[String]) ->
         Some(p) => (0, *p),
         None => (1, *i),
     });
-    let (live, old): (Vec<_>, Vec<_>) = v.into_iter().map(|(_, e)| e).partition(|(m, _)| !m.is_superseded());
+    let (live, old): (Vec<_>, Vec<_>) = v
+        .into_iter()
+        .map(|(_, e)| e)
+        .partition(|(m, _)| !m.is_superseded());
     live.into_iter().chain(old).collect()
 }
 

@@ -743,7 +743,12 @@ impl Vault {
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| d.as_nanos() as i64),
             };
-            match load_file(&f, None, self.options.max_note_bytes, &self.options.chunking) {
+            match load_file(
+                &f,
+                None,
+                self.options.max_note_bytes,
+                &self.options.chunking,
+            ) {
                 Loaded::Note {
                     hash,
                     note,

@@ -166,11 +166,7 @@ impl MemoryStore {
     /// [`MemoryStore::all`] plus each memory's similarity digest.
     pub fn all_with_digests(&self) -> (Vec<(Arc<Memory>, Arc<Digest>)>, CacheStats) {
         let files = self.list();
-        let old = self
-            .cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let old = self.cache.lock().unwrap_or_else(|e| e.into_inner()).clone();
         enum Got {
             Hit(Cached),
             Miss(Cached),

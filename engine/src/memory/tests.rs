@@ -30,7 +30,11 @@ fn empty_input_reports_every_missing_field() {
     assert!(e.iter().any(|m| m.contains("body is required")));
     assert!(e.iter().any(|m| m.contains("confidence must be one of")));
     // From JSON too, including null and non-object input.
-    for v in [serde_json::Value::Null, serde_json::json!({}), serde_json::json!(42)] {
+    for v in [
+        serde_json::Value::Null,
+        serde_json::json!({}),
+        serde_json::json!(42),
+    ] {
         let e = errors(validate(&MemoryInput::from_json(&v), None));
         assert!(e.len() >= 3, "{v}: {e:?}");
     }
@@ -38,7 +42,10 @@ fn empty_input_reports_every_missing_field() {
 
 #[test]
 fn short_body_states_its_length() {
-    let e = errors(validate(&input("A title", "8 chars!", "inferred"), Some("atlas")));
+    let e = errors(validate(
+        &input("A title", "8 chars!", "inferred"),
+        Some("atlas"),
+    ));
     assert!(e.iter().any(|m| m.contains("8 chars")), "{e:?}");
 }
 
@@ -69,10 +76,7 @@ fn list_fields_must_be_arrays_of_slugs() {
     ] {
         let v = serde_json::json!({"title": "T", "body": BODY, "confidence": "inferred", "projects": [bad.clone()]});
         let e = errors(validate(&MemoryInput::from_json(&v), Some("atlas")));
-        assert!(
-            e.iter().any(|m| m.contains("simple slugs")),
-            "{bad}: {e:?}"
-        );
+        assert!(e.iter().any(|m| m.contains("simple slugs")), "{bad}: {e:?}");
     }
 }
 
@@ -87,9 +91,13 @@ fn titles_without_filename_characters_are_refused() {
 #[test]
 fn transcripts_are_refused_but_a_quoted_line_is_fine() {
     let log = "User: why?\nAssistant: because.\nUser: and then?\nAssistant: it broke on deploy.";
-    let e = errors(validate(&input("Deploy chat", log, "inferred"), Some("atlas")));
+    let e = errors(validate(
+        &input("Deploy chat", log, "inferred"),
+        Some("atlas"),
+    ));
     assert!(e.iter().any(|m| m.contains("transcript")), "{e:?}");
-    let quoted = "The error said:\nUser: permission denied\nwhich means the token had no write scope.";
+    let quoted =
+        "The error said:\nUser: permission denied\nwhich means the token had no write scope.";
     assert!(validate(&input("Token scope", quoted, "inferred"), Some("atlas")).is_ok());
 }
 
@@ -119,7 +127,11 @@ fn recurrence_claims_are_capped_to_inferred() {
     assert!(v.flags.is_empty());
     assert!(
         validate(
-            &input("Build failure", "On 2026-07-26 the build failed because the lockfile drifted.", "verified"),
+            &input(
+                "Build failure",
+                "On 2026-07-26 the build failed because the lockfile drifted.",
+                "verified"
+            ),
             Some("atlas")
         )
         .is_ok()
@@ -129,14 +141,22 @@ fn recurrence_claims_are_capped_to_inferred() {
 #[test]
 fn undated_volatile_numbers_are_flagged() {
     let v = validate(
-        &input("Repo popularity", "The upstream repository has 3974 stars and 480 forks overall.", "verified"),
+        &input(
+            "Repo popularity",
+            "The upstream repository has 3974 stars and 480 forks overall.",
+            "verified",
+        ),
         Some("atlas"),
     )
     .unwrap();
     assert_eq!(v.flags, vec!["volatile"]);
     assert_eq!(v.confidence, Confidence::Inferred);
     let v = validate(
-        &input("Repo popularity", "The upstream repository has 3974 stars as of 2026-07-26 overall.", "verified"),
+        &input(
+            "Repo popularity",
+            "The upstream repository has 3974 stars as of 2026-07-26 overall.",
+            "verified",
+        ),
         Some("atlas"),
     )
     .unwrap();
@@ -154,7 +174,10 @@ fn warnings_never_block() {
     i.generality = Some("Holds for every bundler that reads externals.".into());
     let v = validate(&i, Some("atlas")).unwrap();
     assert!(!v.warnings.iter().any(|w| w.contains("generality")));
-    assert_eq!(v.generality.as_deref(), Some("Holds for every bundler that reads externals."));
+    assert_eq!(
+        v.generality.as_deref(),
+        Some("Holds for every bundler that reads externals.")
+    );
     let long = "word ".repeat(3000);
     let v = validate(&input("Long", &long, "inferred"), Some("atlas")).unwrap();
     assert!(v.warnings.iter().any(|w| w.contains("atomic")));
@@ -201,7 +224,10 @@ fn scope_is_narrowed_never_widened() {
 #[test]
 fn a_memory_that_reaches_nobody_is_refused() {
     let e = errors(validate(&input("Lost", BODY, "inferred"), None));
-    assert!(e[0].contains("reach nobody") && e[0].contains("general"), "{e:?}");
+    assert!(
+        e[0].contains("reach nobody") && e[0].contains("general"),
+        "{e:?}"
+    );
     let v = validate(&input("Found", BODY, "inferred"), Some("atlas")).unwrap();
     assert_eq!(v.projects, vec!["atlas"]);
     let mut i = input("Found", BODY, "inferred");
@@ -214,14 +240,20 @@ fn a_memory_that_reaches_nobody_is_refused() {
     // Every accepted memory reaches someone.
     for scope in [None, Some("general"), Some("platform"), Some("project")] {
         for origin in [None, Some("atlas")] {
-            for (pr, pl) in [(vec![], vec![]), (vec!["a".to_string()], vec![]), (vec![], vec!["ios".to_string()])] {
+            for (pr, pl) in [
+                (vec![], vec![]),
+                (vec!["a".to_string()], vec![]),
+                (vec![], vec!["ios".to_string()]),
+            ] {
                 let mut i = input("Reach", BODY, "inferred");
                 i.scope = scope.map(str::to_string);
                 i.projects = pr;
                 i.platforms = pl;
                 if let Ok(v) = validate(&i, origin) {
                     assert!(
-                        v.scope == Scope::General || !v.projects.is_empty() || !v.platforms.is_empty()
+                        v.scope == Scope::General
+                            || !v.projects.is_empty()
+                            || !v.platforms.is_empty()
                     );
                 }
             }
@@ -276,10 +308,17 @@ fn rendered_memory_has_the_contract_frontmatter() {
     assert!(!md.contains("aliases:"));
     let mut i = input("Why \"quotes\": a/b?", BODY, "inferred");
     i.projects = vec!["atlas".into()];
-    let md = render(&validate(&i, None).unwrap(), &fixed_now(), &["pocket".into()]);
+    let md = render(
+        &validate(&i, None).unwrap(),
+        &fixed_now(),
+        &["pocket".into()],
+    );
     let m = Memory::parse("x.md", &md);
     assert_eq!(m.title.as_deref(), Some("Why \"quotes\": a/b?"));
-    assert!(md.contains("aliases: [\"Why \\\"quotes\\\": a/b?\"]"), "{md}");
+    assert!(
+        md.contains("aliases: [\"Why \\\"quotes\\\": a/b?\"]"),
+        "{md}"
+    );
     assert!(md.contains("## Related\n\n- [[pocket]]"));
     assert_eq!(m.scope, "project");
     assert_eq!(m.projects, vec!["atlas"]);
@@ -335,7 +374,10 @@ fn names(r: &[(Arc<Memory>, String)]) -> Vec<String> {
 fn precision_matrix() {
     let f = fixtures();
     let cases: [(Caller, &[&str]); 6] = [
-        (caller(Some("atlas"), &["ios"]), &["M1", "M2", "M3", "M5", "M7", "M8"]),
+        (
+            caller(Some("atlas"), &["ios"]),
+            &["M1", "M2", "M3", "M5", "M7", "M8"],
+        ),
         (caller(Some("beacon"), &["IOS"]), &["M3", "M5", "M6", "M8"]),
         (caller(Some("harbor"), &["web"]), &["M4", "M5"]),
         (caller(Some("atlas-api"), &[]), &["M2", "M5"]),
@@ -355,7 +397,11 @@ fn precision_matrix() {
     assert_eq!(reached.len(), 8, "every fixture reaches someone");
     // Ranking: own project first (one project beats two), newest first on ties.
     let r = recall_from(&f, &caller(Some("atlas"), &["ios"]));
-    let order: Vec<&str> = r.visible.iter().map(|(m, _)| m.title.as_deref().unwrap()).collect();
+    let order: Vec<&str> = r
+        .visible
+        .iter()
+        .map(|(m, _)| m.title.as_deref().unwrap())
+        .collect();
     assert_eq!(order, ["M1", "M7", "M2", "M3", "M8", "M5"]);
 }
 
@@ -368,8 +414,15 @@ fn explain_reasons() {
     let why: Vec<&str> = b.visible.iter().map(|(_, w)| w.as_str()).collect();
     assert!(why.contains(&"general scope reaches every caller"));
     assert!(why.contains(&"explicitly lists project \"beacon\""));
-    assert!(why.iter().any(|w| w.starts_with("platform scope overlaps caller platforms [ios]")));
-    assert!(b.withheld.iter().all(|(_, w)| w.starts_with("no facet matches caller (project=\"beacon\"")));
+    assert!(
+        why.iter()
+            .any(|w| w.starts_with("platform scope overlaps caller platforms [ios]"))
+    );
+    assert!(
+        b.withheld
+            .iter()
+            .all(|(_, w)| w.starts_with("no facet matches caller (project=\"beacon\""))
+    );
 }
 
 #[test]
@@ -378,11 +431,22 @@ fn malformed_facets_never_panic_and_no_facets_means_invisible() {
         "memories/2026/07/w.md",
         "---\nsource: mcp-capture\nscope: 42\nprojects: atlas\nplatforms: {x}\n---\n# W\nbody",
     );
-    let bare = Memory::parse("memories/2026/07/b.md", "---\nsource: mcp-capture\n---\n# B\nbody");
+    let bare = Memory::parse(
+        "memories/2026/07/b.md",
+        "---\nsource: mcp-capture\n---\n# B\nbody",
+    );
     let f = vec![Arc::new(weird), Arc::new(bare)];
-    for c in [caller(Some("atlas"), &["ios"]), caller(None, &[]), caller(Some(""), &[""])] {
+    for c in [
+        caller(Some("atlas"), &["ios"]),
+        caller(None, &[]),
+        caller(Some(""), &[""]),
+    ] {
         let r = recall_from(&f, &c);
-        assert!(r.visible.iter().all(|(m, _)| m.title.as_deref() != Some("B")));
+        assert!(
+            r.visible
+                .iter()
+                .all(|(m, _)| m.title.as_deref() != Some("B"))
+        );
     }
     // A scalar `projects` is promoted to a list.
     let r = recall_from(&f, &caller(Some("atlas"), &[]));
@@ -398,7 +462,10 @@ fn only_agent_sources_are_recalled() {
     let mut hand = mem("Hand", "general", &[], &[], "2026-07-01");
     hand.source = Some(HAND_FILED_SOURCE.into());
     let f: Vec<Arc<Memory>> = [human, other, hand].into_iter().map(Arc::new).collect();
-    assert_eq!(names(&recall_from(&f, &caller(None, &[])).visible), ["Hand"]);
+    assert_eq!(
+        names(&recall_from(&f, &caller(None, &[])).visible),
+        ["Hand"]
+    );
 }
 
 fn supersede(m: &mut Memory, by: &[&str]) {
@@ -415,19 +482,29 @@ fn supersession_reach_is_a_fixpoint() {
     let h = recall_from(&f, &caller(Some("harbor"), &["web"]));
     assert!(h.visible.is_empty());
     let (_, why) = &h.withheld[0];
-    assert!(why.starts_with(SUPERSEDED_REASON) && why.contains("iOS correction"), "{why}");
+    assert!(
+        why.starts_with(SUPERSEDED_REASON) && why.contains("iOS correction"),
+        "{why}"
+    );
     assert!(!why.contains("scope"));
     let scope_withheld = &h.withheld[1].1;
     assert!(!scope_withheld.starts_with(SUPERSEDED_REASON));
     // Atlas sees both; the correction first although the original is newer.
     let a = recall_from(&f, &caller(Some("atlas"), &["ios"]));
-    let order: Vec<&str> = a.visible.iter().map(|(m, _)| m.title.as_deref().unwrap()).collect();
+    let order: Vec<&str> = a
+        .visible
+        .iter()
+        .map(|(m, _)| m.title.as_deref().unwrap())
+        .collect();
     assert_eq!(order, ["iOS correction", "Old lesson"]);
 
     // An unresolvable claim leaves the memory visible.
     let mut lone = mem("Lone", "general", &[], &[], "2026-07-01");
     supersede(&mut lone, &["Nothing by this title"]);
-    assert_eq!(names(&recall_from(&[Arc::new(lone)], &caller(None, &[])).visible), ["Lone"]);
+    assert_eq!(
+        names(&recall_from(&[Arc::new(lone)], &caller(None, &[])).visible),
+        ["Lone"]
+    );
 
     // Chain A -> B -> C where C is ios-only.
     let mut a = mem("A", "general", &[], &[], "2026-07-01");
@@ -436,8 +513,17 @@ fn supersession_reach_is_a_fixpoint() {
     supersede(&mut b, &["C"]);
     let c = mem("C", "platform", &[], &["ios"], "2026-07-03");
     let f: Vec<Arc<Memory>> = [a, b, c].into_iter().map(Arc::new).collect();
-    assert!(recall_from(&f, &caller(Some("harbor"), &["web"])).visible.is_empty());
-    assert_eq!(recall_from(&f, &caller(Some("atlas"), &["ios"])).visible.len(), 3);
+    assert!(
+        recall_from(&f, &caller(Some("harbor"), &["web"]))
+            .visible
+            .is_empty()
+    );
+    assert_eq!(
+        recall_from(&f, &caller(Some("atlas"), &["ios"]))
+            .visible
+            .len(),
+        3
+    );
 
     // An 8-link chain retires all the way back, or is fully served.
     let mut chain = Vec::new();
@@ -453,8 +539,17 @@ fn supersession_reach_is_a_fixpoint() {
         }
         chain.push(Arc::new(m));
     }
-    assert!(recall_from(&chain, &caller(Some("harbor"), &["web"])).visible.is_empty());
-    assert_eq!(recall_from(&chain, &caller(Some("atlas"), &["ios"])).visible.len(), 8);
+    assert!(
+        recall_from(&chain, &caller(Some("harbor"), &["web"]))
+            .visible
+            .is_empty()
+    );
+    assert_eq!(
+        recall_from(&chain, &caller(Some("atlas"), &["ios"]))
+            .visible
+            .len(),
+        8
+    );
 
     // A cycle keeps both.
     let mut x = mem("X", "general", &[], &[], "2026-07-01");
@@ -482,15 +577,30 @@ fn long_chains_resolve_in_linear_passes() {
             Arc::new(m)
         })
         .collect();
-    assert!(recall_from(&chain, &caller(Some("harbor"), &["web"])).visible.is_empty());
-    assert_eq!(recall_from(&chain, &caller(Some("atlas"), &["ios"])).visible.len(), n);
+    assert!(
+        recall_from(&chain, &caller(Some("harbor"), &["web"]))
+            .visible
+            .is_empty()
+    );
+    assert_eq!(
+        recall_from(&chain, &caller(Some("atlas"), &["ios"]))
+            .visible
+            .len(),
+        n
+    );
 }
 
 #[test]
 fn specificity_orders_own_project_platform_general() {
     let c = caller(Some("atlas"), &["ios"]);
     let one = mem("one", "project", &["atlas"], &[], "2026-01-01");
-    let four = mem("four", "project", &["atlas", "b", "c", "d"], &[], "2026-01-01");
+    let four = mem(
+        "four",
+        "project",
+        &["atlas", "b", "c", "d"],
+        &[],
+        "2026-01-01",
+    );
     let plat = mem("plat", "platform", &[], &["ios"], "2026-01-01");
     let gen_ = mem("gen", "general", &[], &[], "2026-01-01");
     assert!(one.specificity(&c) > four.specificity(&c));
@@ -514,7 +624,10 @@ fn reorder_places_retrieved_first_and_keeps_everything() {
         "memories/2026/07/M4.md".to_string(), // not visible: ignored
     ];
     let out = reorder(r.visible, &placed);
-    let order: Vec<&str> = out.iter().map(|(m, _)| m.title.as_deref().unwrap()).collect();
+    let order: Vec<&str> = out
+        .iter()
+        .map(|(m, _)| m.title.as_deref().unwrap())
+        .collect();
     assert_eq!(order, ["M8", "M2", "M1", "M7", "M3", "M5"]);
     // Live before superseded, never across.
     let mut s = mem("S", "general", &[], &[], "2026-07-01");
@@ -540,7 +653,11 @@ fn duplicates_are_facet_gated() {
     let (cand, d) = mk("general", &[], &[]);
     assert_eq!(find_duplicates(&cand, &d, &existing).len(), 1);
     let (cand, d) = mk("platform", &["atlas"], &["ios"]);
-    assert_eq!(find_duplicates(&cand, &d, &existing).len(), 1, "shared project across scopes");
+    assert_eq!(
+        find_duplicates(&cand, &d, &existing).len(),
+        1,
+        "shared project across scopes"
+    );
     let existing = vec![mk("platform", &[], &["ios"])];
     let (cand, d) = mk("platform", &[], &["IOS"]);
     assert_eq!(find_duplicates(&cand, &d, &existing).len(), 1);
@@ -550,7 +667,13 @@ fn duplicates_are_facet_gated() {
 
 #[test]
 fn supersede_claims_match_exact_titles_only() {
-    let f = vec![Arc::new(mem("The Old Lesson", "general", &[], &[], "2026-07-01"))];
+    let f = vec![Arc::new(mem(
+        "The Old Lesson",
+        "general",
+        &[],
+        &[],
+        "2026-07-01",
+    ))];
     let (m, u) = resolve_supersedes(&["  the old lesson ".into()], &f);
     assert_eq!(m.len(), 1);
     assert!(u.is_empty());
@@ -587,8 +710,15 @@ fn writes_claim_distinct_names_and_leave_no_temp_files() {
 fn the_parse_cache_rereads_only_changed_files() {
     let (d, s) = store();
     let v = validate(&input("Cache one", BODY, "inferred"), Some("atlas")).unwrap();
-    let a = s.write((2026, 7, 1), "cache one", &render(&v, &fixed_now(), &[])).unwrap();
-    s.write((2026, 7, 1), "cache two", "---\ntitle: human\n---\n# Human note\n").unwrap();
+    let a = s
+        .write((2026, 7, 1), "cache one", &render(&v, &fixed_now(), &[]))
+        .unwrap();
+    s.write(
+        (2026, 7, 1),
+        "cache two",
+        "---\ntitle: human\n---\n# Human note\n",
+    )
+    .unwrap();
     let (all, st) = s.all();
     assert_eq!((st.hits, st.misses, st.size), (0, 2, 2));
     assert_eq!(all.len(), 2, "human notes are returned too");
@@ -597,7 +727,9 @@ fn the_parse_cache_rereads_only_changed_files() {
     // An edit that keeps the size and mtime is still seen (ctime and inode change).
     let p = d.path().join(&a);
     let meta = fs::metadata(&p).unwrap();
-    let text = fs::read_to_string(&p).unwrap().replace("Cache one", "Cache 1ne");
+    let text = fs::read_to_string(&p)
+        .unwrap()
+        .replace("Cache one", "Cache 1ne");
     fs::write(&p, &text).unwrap();
     let f = fs::File::options().write(true).open(&p).unwrap();
     f.set_modified(meta.modified().unwrap()).unwrap();
@@ -609,7 +741,12 @@ fn the_parse_cache_rereads_only_changed_files() {
     s.invalidate(&a);
     assert_eq!(s.all().1.misses, 1);
     fs::remove_file(&p).unwrap();
-    s.write((2026, 8, 1), "later", "---\nsource: mcp-capture\n---\n# Later\n").unwrap();
+    s.write(
+        (2026, 8, 1),
+        "later",
+        "---\nsource: mcp-capture\n---\n# Later\n",
+    )
+    .unwrap();
     let (all, st) = s.all();
     assert_eq!(st.size, 2);
     assert!(all.iter().any(|m| m.title.as_deref() == Some("Later")));
@@ -619,8 +756,14 @@ fn the_parse_cache_rereads_only_changed_files() {
         let elsewhere = d.path().join("elsewhere/03");
         fs::create_dir_all(&elsewhere).unwrap();
         fs::write(elsewhere.join("linked.md"), "# Linked\n").unwrap();
-        std::os::unix::fs::symlink(d.path().join("elsewhere"), d.path().join("memories/2025")).unwrap();
-        assert!(s.all().0.iter().any(|m| m.title.as_deref() == Some("Linked")));
+        std::os::unix::fs::symlink(d.path().join("elsewhere"), d.path().join("memories/2025"))
+            .unwrap();
+        assert!(
+            s.all()
+                .0
+                .iter()
+                .any(|m| m.title.as_deref() == Some("Linked"))
+        );
     }
 }
 
@@ -628,10 +771,15 @@ fn the_parse_cache_rereads_only_changed_files() {
 fn supersession_marks_only_engine_memories() {
     let (d, s) = store();
     let v = validate(&input("Old title", BODY, "inferred"), Some("atlas")).unwrap();
-    let rel = s.write((2026, 7, 1), "old title", &render(&v, &fixed_now(), &[])).unwrap();
+    let rel = s
+        .write((2026, 7, 1), "old title", &render(&v, &fixed_now(), &[]))
+        .unwrap();
     assert_eq!(s.mark_superseded(&rel, "New, with comma"), Mark::Marked);
     assert_eq!(s.mark_superseded(&rel, "Second \"quoted\""), Mark::Marked);
-    assert_eq!(s.mark_superseded(&rel, "New, with comma"), Mark::AlreadyPresent);
+    assert_eq!(
+        s.mark_superseded(&rel, "New, with comma"),
+        Mark::AlreadyPresent
+    );
     let m = Memory::parse(&rel, &fs::read_to_string(d.path().join(&rel)).unwrap());
     assert_eq!(m.superseded_by, ["New, with comma", "Second \"quoted\""]);
     assert_eq!(m.body, v.body, "the body is unchanged");
@@ -643,5 +791,8 @@ fn supersession_marks_only_engine_memories() {
         other => panic!("{other:?}"),
     }
     assert_eq!(fs::read_to_string(d.path().join(&hrel)).unwrap(), human);
-    assert!(matches!(s.mark_superseded("memories/nope.md", "x"), Mark::Refused(_)));
+    assert!(matches!(
+        s.mark_superseded("memories/nope.md", "x"),
+        Mark::Refused(_)
+    ));
 }

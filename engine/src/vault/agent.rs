@@ -383,8 +383,11 @@ impl Vault {
             ));
         }
         let opt = |o: &Option<String>| o.clone().unwrap_or_default();
-        let (verification, generality, scope) =
-            (opt(&input.verification), opt(&input.generality), opt(&input.scope));
+        let (verification, generality, scope) = (
+            opt(&input.verification),
+            opt(&input.generality),
+            opt(&input.scope),
+        );
         let fields: Vec<(&str, FieldValue<'_>)> = vec![
             ("title", FieldValue::Text(&input.title)),
             ("body", FieldValue::Text(&input.body)),
@@ -492,7 +495,9 @@ impl Vault {
             out.message = msg;
             return Ok(out);
         }
-        let rel = ctx.store.write(now.local, &text::slugify(&v.title), &rendered)?;
+        let rel = ctx
+            .store
+            .write(now.local, &text::slugify(&v.title), &rendered)?;
         let mut touched = vec![rel.clone()];
         for t in &targets {
             let title = t.title.clone().unwrap_or_default();
@@ -555,7 +560,8 @@ impl Vault {
         let mut ordered = r.visible;
         let q = opts.query.as_deref().map(str::trim).unwrap_or("");
         if !q.is_empty() && ordered.len() > 1 {
-            let (placed, how) = self.retrieve_memories(&ctx, q, opts.limit, embedder, &mut notices)?;
+            let (placed, how) =
+                self.retrieve_memories(&ctx, q, opts.limit, embedder, &mut notices)?;
             ranking = how;
             ordered = reorder(ordered, &placed);
         }
@@ -609,7 +615,9 @@ impl Vault {
         let lexical = match self.lexical() {
             Ok(l) => l,
             Err(Error::IndexMissing { .. }) => {
-                notices.push("no index yet: memories are in declared order (run `mindex update`)".into());
+                notices.push(
+                    "no index yet: memories are in declared order (run `mindex update`)".into(),
+                );
                 return Ok((Vec::new(), RecallRanking::Declared));
             }
             Err(e) => return Err(e),
@@ -825,7 +833,11 @@ impl Vault {
             ));
         }
         if mr.split.len() > 1 {
-            let parts: Vec<String> = mr.split.iter().map(|(r, n)| format!("{r}/ ({n})")).collect();
+            let parts: Vec<String> = mr
+                .split
+                .iter()
+                .map(|(r, n)| format!("{r}/ ({n})"))
+                .collect();
             warnings.push(format!(
                 "Captures are split across {}: retrieval only sees \"{}/\".",
                 parts.join(", "),
@@ -840,11 +852,14 @@ impl Vault {
         }
         let state = self.state().ok().flatten();
         if state.is_none() {
-            warnings.push("No index yet: run `mindex update` so search and recall can rank.".into());
+            warnings
+                .push("No index yet: run `mindex update` so search and recall can rank.".into());
         }
         let vectors = self.vector_status().map(|v| v.count);
         if vectors.is_none() {
-            notes.push("No vectors yet: recall and search are lexical until `mindex embed` runs.".into());
+            notes.push(
+                "No vectors yet: recall and search are lexical until `mindex embed` runs.".into(),
+            );
         }
         // Projects named by memories that have no note here (normal for other repositories).
         let visible = ctx.exposure.visible_files();

@@ -145,7 +145,11 @@ pub(super) fn record_work(
             WorkKind::Decision => "decisions",
             WorkKind::Note => "notes",
         };
-        (format!("projects/{dir}/{sub}"), "caller-identity", Some(dir))
+        (
+            format!("projects/{dir}/{sub}"),
+            "caller-identity",
+            Some(dir),
+        )
     } else {
         (ctx.manifest.inbox(), "fallback", None)
     };
@@ -218,7 +222,10 @@ pub(super) fn record_work(
     })
 }
 
-#[expect(clippy::too_many_arguments, reason = "one call site; the parts of one note")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; the parts of one note"
+)]
 fn render(
     title: &str,
     summary: &str,
@@ -248,7 +255,10 @@ fn render(
     if let Some(p) = project {
         s.push_str(&format!("project: {}\n", text::yaml_single_quoted(p)));
     }
-    s.push_str(&format!("source_repo: {}\n", text::yaml_single_quoted(caller)));
+    s.push_str(&format!(
+        "source_repo: {}\n",
+        text::yaml_single_quoted(caller)
+    ));
     s.push_str("---\n\n");
     s.push_str(&format!("# {title}\n\n{summary}\n"));
     let list = |s: &mut String, head: &str, items: &[String]| {
@@ -279,7 +289,12 @@ fn render(
     {
         related.push(format!("- [[{p}]]"));
     }
-    for i in input.informed_by.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+    for i in input
+        .informed_by
+        .iter()
+        .map(|i| i.trim())
+        .filter(|i| !i.is_empty())
+    {
         if names.contains(&i.to_lowercase()) {
             related.push(format!("- [[{i}]]"));
         } else {
