@@ -293,6 +293,65 @@ fn note_text(rng: &mut Rng, vocab: &[String], titles: &[String], i: usize) -> St
     s
 }
 
+/// Writes `n` agent memories under `<root>/memories/YYYY/MM/` in the format the engine writes
+/// (about 70% project-scoped over `projects` projects, 20% platform, 10% general), with bodies
+/// drawn from `vocab`. Returns the titles.
+pub fn generate_memories(
+    root: &Path,
+    n: usize,
+    projects: usize,
+    vocab: &[String],
+    seed: u64,
+) -> std::io::Result<Vec<String>> {
+    let mut rng = Rng::new(seed);
+    let platforms = ["ios", "android", "web", "linux"];
+    let mut titles = Vec::with_capacity(n);
+    for i in 0..n {
+        let month = 1 + i % 12;
+        let day = 1 + rng.below(28);
+        let words: Vec<&str> = (0..4 + rng.below(4))
+            .map(|_| vocab[zipf(&mut rng, vocab.len())].as_str())
+            .collect();
+        let title = format!("{} lesson {i}", words.join(" "));
+        let mut body = String::new();
+        for _ in 0..2 + rng.below(3) {
+            sentence(&mut rng, vocab, &[], &mut body);
+            body.push(' ');
+        }
+        let (scope, projs, plats) = match rng.below(10) {
+            0 => ("general", String::new(), String::new()),
+            1 | 2 => (
+                "platform",
+                String::new(),
+                format!(
+                    "platforms: [\"{}\"]\n",
+                    platforms[rng.below(platforms.len())]
+                ),
+            ),
+            _ => {
+                let k = 1 + rng.below(2);
+                let ps: Vec<String> = (0..k)
+                    .map(|_| format!("\"proj{}\"", rng.below(projects)))
+                    .collect();
+                ("project", ps.join(", "), String::new())
+            }
+        };
+        let text = format!(
+            "---\ndate: 2026-{month:02}-{day:02}\ndescription: \"{}\"\ntags: [memory]\nsource: mcp-capture\norigin: \"proj0\"\nsession: \"2026-{month:02}-{day:02}T10:00:00.000Z\"\nscope: {scope}\nprojects: [{projs}]\n{plats}confidence: inferred\n---\n\n# {title}\n\n{}\n",
+            body.chars().take(120).collect::<String>().replace('"', ""),
+            body.trim()
+        );
+        let dir = root.join(format!("memories/2026/{month:02}"));
+        fs::create_dir_all(&dir)?;
+        fs::write(
+            dir.join(format!("2026-{month:02}-{day:02} {title}.md")),
+            text,
+        )?;
+        titles.push(title);
+    }
+    Ok(titles)
+}
+
 /// The release `mindex` binary the whole-process benches run: `$MINDEX_BIN`, else the one built
 /// next to the running bench (`target/release/mindex`).
 pub fn mindex_bin() -> std::io::Result<PathBuf> {

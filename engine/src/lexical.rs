@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, QueryParser, RegexQuery, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, QueryParser, TermQuery};
 use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
     Value,
@@ -28,6 +28,8 @@ use crate::note::Note;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Fields {
     path: Field,
+    /// The first path segment (`memories` for `memories/2026/07/x.md`; empty at the root).
+    folder: Field,
     path_text: Field,
     title: Field,
     aliases: Field,
@@ -94,6 +96,7 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         path: b.add_text_field("path", STRING | STORED),
+        folder: b.add_text_field("folder", STRING),
         path_text: b.add_text_field("path_text", plain.clone()),
         title: b.add_text_field("title", text_stored.clone()),
         aliases: b.add_text_field("aliases", text.clone()),
@@ -288,16 +291,6 @@ impl Lexical {
     /// Notes matching every word come first (ranked by BM25); when they are fewer than the limit,
     /// notes matching only some words follow, also by BM25.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
-        self.search_under(query, opts, None)
-    }
-
-    /// [`Lexical::search`] restricted to notes whose path starts with `prefix` (e.g. `memories/`).
-    pub fn search_under(
-        &self,
-        query: &str,
-        opts: &SearchOptions,
-        prefix: Option<&str>,
-    ) -> Result<Vec<Hit>> {
         if opts.limit == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -305,32 +298,53 @@ impl Lexical {
         let searcher = self.reader.searcher();
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
-        let filter = match prefix {
-            None => None,
-            Some(p) => Some(
-                RegexQuery::from_pattern(&format!("{}.*", regex::escape(p)), self.fields.path)
-                    .map_err(|e| Error::invalid("prefix", e.to_string()))?,
-            ),
-        };
         for parser in [&self.parser_all, &self.parser_any] {
-            let (parsed, _errors) = parser.parse_query_lenient(query);
-            let query: Box<dyn Query> = match &filter {
-                None => parsed,
-                // The path filter scores 0, so BM25 alone orders the hits.
-                Some(f) => Box::new(BooleanQuery::new(vec![
-                    (Occur::Must, parsed),
-                    (
-                        Occur::Must,
-                        Box::new(BoostQuery::new(Box::new(f.clone()), 0.0)),
-                    ),
-                ])),
-            };
+            let (query, _errors) = parser.parse_query_lenient(query);
             self.collect(&searcher, &*query, opts, &mut seen, &mut hits)?;
             if hits.len() >= opts.limit {
                 break;
             }
         }
         Ok(hits)
+    }
+
+    /// The paths of the notes in the top-level `folder` (e.g. `memories`) matching `query`, best
+    /// first (every word matching first, then some), at most `limit`. No snippets are built.
+    pub fn paths_in_folder(&self, query: &str, limit: usize, folder: &str) -> Result<Vec<String>> {
+        if limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let filter = TermQuery::new(
+            Term::from_field_text(self.fields.folder, folder),
+            IndexRecordOption::Basic,
+        );
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for parser in [&self.parser_all, &self.parser_any] {
+            let (parsed, _errors) = parser.parse_query_lenient(query);
+            // The folder filter scores 0, so BM25 alone orders the notes.
+            let q = BooleanQuery::new(vec![
+                (Occur::Must, parsed),
+                (
+                    Occur::Must,
+                    Box::new(BoostQuery::new(Box::new(filter.clone()), 0.0)),
+                ),
+            ]);
+            let top = searcher.search(&q, &TopDocs::with_limit(limit + 8).order_by_score())?;
+            for (_, addr) in top {
+                let doc: TantivyDocument = searcher.doc(addr)?;
+                let p = text_of(&doc, self.fields.path);
+                if seen.insert(p.clone()) {
+                    out.push(p);
+                    if out.len() == limit {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Appends hits for `query` not already in `seen` until `hits` holds `opts.limit`.
@@ -638,6 +652,7 @@ impl LexicalWriter {
         for c in chunks {
             self.writer.add_document(doc!(
                 f.path => note.path.as_str(),
+                f.folder => note.path.split_once('/').map_or("", |(top, _)| top),
                 f.path_text => path_text.as_str(),
                 f.title => note.title.as_str(),
                 f.aliases => aliases.as_str(),

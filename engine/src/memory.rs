@@ -693,11 +693,21 @@ pub(crate) struct Recalled {
 /// ranks what is served.
 pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller) -> Recalled {
     let corpus: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
-    // Resolve every superseded_by claim once, by exact case-insensitive title.
+    // Resolve every superseded_by claim once, by exact case-insensitive title. Only claimed
+    // titles are looked up, so a store without supersession pays nothing here.
+    let claimed: HashSet<String> = corpus
+        .iter()
+        .flat_map(|m| m.superseded_by.iter().map(|t| t.trim().to_lowercase()))
+        .collect();
     let mut by_title: HashMap<String, usize> = HashMap::new();
-    for (i, m) in corpus.iter().enumerate() {
-        if let Some(t) = &m.title {
-            by_title.entry(t.trim().to_lowercase()).or_insert(i);
+    if !claimed.is_empty() {
+        for (i, m) in corpus.iter().enumerate() {
+            if let Some(t) = &m.title {
+                let t = t.trim().to_lowercase();
+                if claimed.contains(&t) {
+                    by_title.entry(t).or_insert(i);
+                }
+            }
         }
     }
     let replacements: Vec<Vec<usize>> = corpus

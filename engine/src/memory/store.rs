@@ -15,6 +15,9 @@ use super::text::{self, Digest, FmEdit, FmValue};
 use super::{MEMORY_SOURCE, Memory};
 use crate::error::{Error, Result};
 
+/// A memory with its similarity digest.
+pub(crate) type Digested = (Arc<Memory>, Arc<Digest>);
+
 /// What the last [`MemoryStore::all`] call did with its cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct CacheStats {
@@ -164,9 +167,11 @@ impl MemoryStore {
     }
 
     /// [`MemoryStore::all`] plus each memory's similarity digest.
-    pub fn all_with_digests(&self) -> (Vec<(Arc<Memory>, Arc<Digest>)>, CacheStats) {
+    pub fn all_with_digests(&self) -> (Vec<Digested>, CacheStats) {
         let files = self.list();
-        let old = self.cache.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // The lock is held through the (parallel, read-only) stat pass: writers only invalidate.
+        let mut guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let old: &HashMap<String, Cached> = &guard;
         enum Got {
             Hit(Cached),
             Miss(Cached),
@@ -207,7 +212,8 @@ impl MemoryStore {
             })
             .collect();
         let mut stats = CacheStats::default();
-        let mut next = HashMap::with_capacity(got.len());
+        let unchanged = got.len() == old.len() && got.iter().all(|(_, g)| matches!(g, Got::Hit(_)));
+        let mut next = HashMap::with_capacity(if unchanged { 0 } else { got.len() });
         let mut out = Vec::with_capacity(got.len());
         for (rel, g) in got {
             let c = match g {
@@ -226,10 +232,15 @@ impl MemoryStore {
                 Got::Gone => continue,
             };
             out.push((c.memory.clone(), c.digest.clone()));
-            next.insert(rel, c);
+            if !unchanged {
+                next.insert(rel, c);
+            }
         }
         stats.size = out.len();
-        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = next;
+        // Rebuilt only when something changed, so deleted files are evicted.
+        if !unchanged {
+            *guard = next;
+        }
         (out, stats)
     }
 

@@ -22,7 +22,7 @@ use crate::memory::{
     Memory, MemoryInput, Now, Scope, find_duplicates, recall_from, render, reorder,
     resolve_supersedes, validate,
 };
-use crate::query::{QueryOptions, SubQueryKind, fuse};
+use crate::query::QueryOptions;
 
 /// What the agent surfaces share for one manifest version: the policy and the memory store.
 #[derive(Debug)]
@@ -622,8 +622,8 @@ impl Vault {
             }
             Err(e) => return Err(e),
         };
-        let lex = lexical.search_under(q, &per, Some(&prefix))?;
-        let mut lists = vec![(0, SubQueryKind::Lex, 1.0, lex)];
+        let lex = lexical.paths_in_folder(q, per.limit, ctx.store.root())?;
+        let mut lists: Vec<(f32, Vec<String>)> = vec![(1.0, lex)];
         let mut how = RecallRanking::Lexical;
         if let Some(e) = embedder {
             match self.vector_store(e) {
@@ -632,10 +632,14 @@ impl Vault {
                         limit: per.limit * 4,
                         all_chunks: false,
                     };
-                    let mut hits = self.vector_hits(e, &store, q, &deep)?;
-                    hits.retain(|h| h.path.starts_with(&prefix));
-                    hits.truncate(per.limit);
-                    lists.push((1, SubQueryKind::Vec, crate::query::DEFAULT_VEC_WEIGHT, hits));
+                    let hits = self.vector_hits(e, &store, q, &deep)?;
+                    let paths: Vec<String> = hits
+                        .into_iter()
+                        .map(|h| h.path)
+                        .filter(|p| p.starts_with(&prefix))
+                        .take(per.limit)
+                        .collect();
+                    lists.push((crate::query::DEFAULT_VEC_WEIGHT, paths));
                     how = RecallRanking::Hybrid;
                 }
                 Err(Error::VectorsMissing { .. }) => notices
@@ -643,14 +647,17 @@ impl Vault {
                 Err(err) => return Err(err),
             }
         }
-        let fused = fuse(
-            &lists,
-            &QueryOptions {
-                limit: per.limit,
-                ..QueryOptions::default()
-            },
-        );
-        Ok((fused.into_iter().map(|h| h.hit.path).collect(), how))
+        // Weighted reciprocal rank fusion (k = 60) over the ranked path lists.
+        let k = QueryOptions::default().rrf_k;
+        let mut score: HashMap<String, f32> = HashMap::new();
+        for (w, list) in &lists {
+            for (rank, p) in list.iter().enumerate() {
+                *score.entry(p.clone()).or_default() += w / (k + rank as f32 + 1.0);
+            }
+        }
+        let mut fused: Vec<(String, f32)> = score.into_iter().collect();
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok((fused.into_iter().map(|(p, _)| p).collect(), how))
     }
 
     /// Files a record of work done (a note or a decision) inside the vault: in `folder` when it
