@@ -272,6 +272,36 @@ fn refusals_exit_3_and_write_nothing() {
     assert_eq!(out.status.code(), Some(3));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["refusal"]["field"], "body");
+    // Wikilinks to notes that do not exist are unlinked and reported; real ones are kept.
+    let r = f.json(&[
+        "remember",
+        "--caller",
+        "atlas",
+        "--title",
+        "Links in [[Ghost|a ghost]] title",
+        "--body",
+        "This follows [[Key Decisions]] and [[Ghost Note]], which does not exist in the vault.",
+        "--confidence",
+        "inferred",
+        "--link",
+        "Patterns",
+        "--link",
+        "Nowhere",
+        "--dry-run",
+    ]);
+    let msg = r["message"].as_str().unwrap();
+    assert!(
+        msg.contains("Dangling wikilinks were unlinked: Ghost; Ghost Note"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("Links dropped as unresolvable: Nowhere"),
+        "{msg}"
+    );
+    let preview = r["preview"].as_str().unwrap();
+    assert!(preview.contains("# Links in a ghost title"));
+    assert!(preview.contains("[[Key Decisions]] and Ghost Note,"));
+    assert!(preview.contains("## Related\n\n- [[Patterns]]"));
     // A dry run renders and writes nothing.
     let r = f.json(&[
         "remember",

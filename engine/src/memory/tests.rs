@@ -796,3 +796,44 @@ fn supersession_marks_only_engine_memories() {
         Mark::Refused(_)
     ));
 }
+
+#[test]
+fn the_contract_path_and_a_custom_root() {
+    let (d, s) = store();
+    let title = "tsup externals decide what a patch can fix";
+    let rel = s.write((2026, 7, 26), &text::slugify(title), "x").unwrap();
+    assert_eq!(
+        rel,
+        "memories/2026/07/2026-07-26 tsup externals decide what a patch can fix.md"
+    );
+    let custom = MemoryStore::new(d.path(), "recall", d.path().join(".mindex/memory.lock"));
+    let rel = custom.write((2026, 1, 5), "x", "x").unwrap();
+    assert_eq!(rel, "recall/2026/01/2026-01-05 x.md");
+    assert!(d.path().join(&rel).is_file());
+}
+
+#[test]
+fn the_cache_serves_what_the_disk_holds() {
+    let (d, s) = store();
+    for (i, t) in ["One lesson title", "Two lesson title"].iter().enumerate() {
+        let mut inp = input(t, BODY, "inferred");
+        inp.projects = vec![format!("p{i}")];
+        let v = validate(&inp, None).unwrap();
+        s.write(
+            (2026, 7, 1 + i as u32),
+            &text::slugify(t),
+            &render(&v, &fixed_now(), &[]),
+        )
+        .unwrap();
+    }
+    s.all();
+    let (cached, st) = s.all();
+    assert_eq!(st.hits, 2);
+    for m in cached {
+        let disk = Memory::parse(
+            &m.path,
+            &fs::read_to_string(d.path().join(&m.path)).unwrap(),
+        );
+        assert_eq!(*m, disk);
+    }
+}

@@ -311,3 +311,39 @@ fn render(
     ));
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_folders_match_exactly_then_loosely() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(
+            project_dir_for(d.path(), Some("atlas")),
+            None,
+            "no projects/ folder"
+        );
+        for p in ["Pocket", "atlas", "Atlas-Web"] {
+            fs::create_dir_all(d.path().join("projects").join(p)).unwrap();
+        }
+        assert_eq!(
+            project_dir_for(d.path(), Some("atlas")).as_deref(),
+            Some("atlas")
+        );
+        assert_eq!(
+            project_dir_for(d.path(), Some("pocket")).as_deref(),
+            Some("Pocket")
+        );
+        assert_eq!(
+            project_dir_for(d.path(), Some("poc")).as_deref(),
+            Some("Pocket")
+        );
+        assert_eq!(
+            project_dir_for(d.path(), Some("pocket-ios")).as_deref(),
+            Some("Pocket")
+        );
+        assert_eq!(project_dir_for(d.path(), None), None, "anonymous");
+        assert_eq!(project_dir_for(d.path(), Some("zzz")), None);
+    }
+}
