@@ -76,39 +76,6 @@ fn main() -> anyhow::Result<()> {
         "store listing (stat + cache) p50 {:.2} ms",
         percentile(&warm_list, 50.0)
     );
-    let files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("memories/2026"))?
-        .flatten()
-        .flat_map(|m| {
-            std::fs::read_dir(m.path())
-                .unwrap()
-                .flatten()
-                .map(|e| e.path())
-        })
-        .collect();
-    let raw_stat = time(20, |_| {
-        files
-            .iter()
-            .filter(|p| std::fs::metadata(p).is_ok())
-            .count()
-    });
-    let raw_dir = time(20, |_| {
-        std::fs::read_dir(root.join("memories/2026"))
-            .unwrap()
-            .flatten()
-            .flat_map(|m| {
-                std::fs::read_dir(m.path())
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.file_name())
-            })
-            .count()
-    });
-    eprintln!(
-        "raw: {} stats p50 {:.2} ms, readdir p50 {:.2} ms",
-        files.len(),
-        percentile(&raw_stat, 50.0),
-        percentile(&raw_dir, 50.0)
-    );
     let warm_recall = time(50, |_| vault.recall(&caller, &all, None).map(|r| r.visible));
     let warm_hits = vault.recall(&caller, &all, None)?.cache;
     assert_eq!(warm_hits.misses, 0, "warm recall re-parsed files");

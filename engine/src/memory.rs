@@ -690,8 +690,9 @@ pub(crate) struct Recalled {
 }
 
 /// Applies visibility and the supersession fixpoint to the agent memories among `entries`, then
-/// ranks what is served.
-pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller) -> Recalled {
+/// ranks what is served. Withheld memories carry their reason only with `explain` (otherwise the
+/// reason is empty).
+pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller, explain: bool) -> Recalled {
     let corpus: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
     // Resolve every superseded_by claim once, by exact case-insensitive title. Only claimed
     // titles are looked up, so a store without supersession pays nothing here.
@@ -757,6 +758,8 @@ pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller) -> Recalled 
     for (i, m) in corpus.iter().enumerate() {
         if served[i] {
             shown.push(((*m).clone(), m.specificity(caller)));
+        } else if !explain {
+            withheld.push(((*m).clone(), String::new()));
         } else if !visible[i] {
             withheld.push(((*m).clone(), m.visibility_reason(caller)));
         } else {

@@ -386,7 +386,7 @@ fn precision_matrix() {
     ];
     let mut reached = std::collections::HashSet::new();
     for (c, want) in &cases {
-        let r = recall_from(&f, c);
+        let r = recall_from(&f, c, true);
         assert_eq!(names(&r.visible), *want, "{:?}", c.project);
         assert_ne!(r.visible.len(), f.len());
         reached.extend(names(&r.visible));
@@ -396,7 +396,7 @@ fn precision_matrix() {
     }
     assert_eq!(reached.len(), 8, "every fixture reaches someone");
     // Ranking: own project first (one project beats two), newest first on ties.
-    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]));
+    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]), true);
     let order: Vec<&str> = r
         .visible
         .iter()
@@ -408,9 +408,9 @@ fn precision_matrix() {
 #[test]
 fn explain_reasons() {
     let f = fixtures();
-    let anon = recall_from(&f, &caller(None, &[]));
+    let anon = recall_from(&f, &caller(None, &[]), true);
     assert!(anon.withheld.iter().all(|(_, w)| w.contains("no identity")));
-    let b = recall_from(&f, &caller(Some("beacon"), &["ios"]));
+    let b = recall_from(&f, &caller(Some("beacon"), &["ios"]), true);
     let why: Vec<&str> = b.visible.iter().map(|(_, w)| w.as_str()).collect();
     assert!(why.contains(&"general scope reaches every caller"));
     assert!(why.contains(&"explicitly lists project \"beacon\""));
@@ -441,7 +441,7 @@ fn malformed_facets_never_panic_and_no_facets_means_invisible() {
         caller(None, &[]),
         caller(Some(""), &[""]),
     ] {
-        let r = recall_from(&f, &c);
+        let r = recall_from(&f, &c, true);
         assert!(
             r.visible
                 .iter()
@@ -449,7 +449,7 @@ fn malformed_facets_never_panic_and_no_facets_means_invisible() {
         );
     }
     // A scalar `projects` is promoted to a list.
-    let r = recall_from(&f, &caller(Some("atlas"), &[]));
+    let r = recall_from(&f, &caller(Some("atlas"), &[]), true);
     assert_eq!(names(&r.visible), ["W"]);
 }
 
@@ -463,7 +463,7 @@ fn only_agent_sources_are_recalled() {
     hand.source = Some(HAND_FILED_SOURCE.into());
     let f: Vec<Arc<Memory>> = [human, other, hand].into_iter().map(Arc::new).collect();
     assert_eq!(
-        names(&recall_from(&f, &caller(None, &[])).visible),
+        names(&recall_from(&f, &caller(None, &[]), true).visible),
         ["Hand"]
     );
 }
@@ -479,7 +479,7 @@ fn supersession_reach_is_a_fixpoint() {
     supersede(&mut old, &["iOS correction"]);
     let fix = mem("iOS correction", "platform", &[], &["ios"], "2026-07-01");
     let f: Vec<Arc<Memory>> = [old, fix].into_iter().map(Arc::new).collect();
-    let h = recall_from(&f, &caller(Some("harbor"), &["web"]));
+    let h = recall_from(&f, &caller(Some("harbor"), &["web"]), true);
     assert!(h.visible.is_empty());
     let (_, why) = &h.withheld[0];
     assert!(
@@ -490,7 +490,7 @@ fn supersession_reach_is_a_fixpoint() {
     let scope_withheld = &h.withheld[1].1;
     assert!(!scope_withheld.starts_with(SUPERSEDED_REASON));
     // Atlas sees both; the correction first although the original is newer.
-    let a = recall_from(&f, &caller(Some("atlas"), &["ios"]));
+    let a = recall_from(&f, &caller(Some("atlas"), &["ios"]), true);
     let order: Vec<&str> = a
         .visible
         .iter()
@@ -502,7 +502,7 @@ fn supersession_reach_is_a_fixpoint() {
     let mut lone = mem("Lone", "general", &[], &[], "2026-07-01");
     supersede(&mut lone, &["Nothing by this title"]);
     assert_eq!(
-        names(&recall_from(&[Arc::new(lone)], &caller(None, &[])).visible),
+        names(&recall_from(&[Arc::new(lone)], &caller(None, &[]), true).visible),
         ["Lone"]
     );
 
@@ -514,12 +514,12 @@ fn supersession_reach_is_a_fixpoint() {
     let c = mem("C", "platform", &[], &["ios"], "2026-07-03");
     let f: Vec<Arc<Memory>> = [a, b, c].into_iter().map(Arc::new).collect();
     assert!(
-        recall_from(&f, &caller(Some("harbor"), &["web"]))
+        recall_from(&f, &caller(Some("harbor"), &["web"]), true)
             .visible
             .is_empty()
     );
     assert_eq!(
-        recall_from(&f, &caller(Some("atlas"), &["ios"]))
+        recall_from(&f, &caller(Some("atlas"), &["ios"]), true)
             .visible
             .len(),
         3
@@ -540,12 +540,12 @@ fn supersession_reach_is_a_fixpoint() {
         chain.push(Arc::new(m));
     }
     assert!(
-        recall_from(&chain, &caller(Some("harbor"), &["web"]))
+        recall_from(&chain, &caller(Some("harbor"), &["web"]), true)
             .visible
             .is_empty()
     );
     assert_eq!(
-        recall_from(&chain, &caller(Some("atlas"), &["ios"]))
+        recall_from(&chain, &caller(Some("atlas"), &["ios"]), true)
             .visible
             .len(),
         8
@@ -557,7 +557,7 @@ fn supersession_reach_is_a_fixpoint() {
     let mut y = mem("Y", "general", &[], &[], "2026-07-01");
     supersede(&mut y, &["X"]);
     let f: Vec<Arc<Memory>> = [x, y].into_iter().map(Arc::new).collect();
-    assert_eq!(recall_from(&f, &caller(None, &[])).visible.len(), 2);
+    assert_eq!(recall_from(&f, &caller(None, &[]), true).visible.len(), 2);
 }
 
 #[test]
@@ -578,12 +578,12 @@ fn long_chains_resolve_in_linear_passes() {
         })
         .collect();
     assert!(
-        recall_from(&chain, &caller(Some("harbor"), &["web"]))
+        recall_from(&chain, &caller(Some("harbor"), &["web"]), true)
             .visible
             .is_empty()
     );
     assert_eq!(
-        recall_from(&chain, &caller(Some("atlas"), &["ios"]))
+        recall_from(&chain, &caller(Some("atlas"), &["ios"]), true)
             .visible
             .len(),
         n
@@ -617,7 +617,7 @@ fn specificity_orders_own_project_platform_general() {
 #[test]
 fn reorder_places_retrieved_first_and_keeps_everything() {
     let f = fixtures();
-    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]));
+    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]), true);
     let placed = vec![
         "memories/2026/07/M8.md".to_string(),
         "memories/2026/07/M2.md".to_string(),
@@ -634,7 +634,7 @@ fn reorder_places_retrieved_first_and_keeps_everything() {
     supersede(&mut s, &["M5"]);
     let mut f = fixtures();
     f.push(Arc::new(s));
-    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]));
+    let r = recall_from(&f, &caller(Some("atlas"), &["ios"]), true);
     let out = reorder(r.visible, &["memories/2026/07/S.md".to_string()]);
     assert_eq!(out.last().unwrap().0.title.as_deref(), Some("S"));
 }

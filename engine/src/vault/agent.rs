@@ -553,7 +553,7 @@ impl Vault {
     ) -> Result<Recall> {
         let ctx = self.agent();
         let (entries, cache) = ctx.store.all();
-        let r = recall_from(&entries, caller);
+        let r = recall_from(&entries, caller, opts.explain);
         let visible_n = r.visible.len();
         let mut ranking = RecallRanking::Declared;
         let mut notices = Vec::new();
