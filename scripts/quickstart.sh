@@ -37,6 +37,17 @@ echo
 echo "==> mindex query \"why did customers see errors\"   (hybrid: BM25 + vectors, fused)"
 "$mindex" query --vault "$vault" -n 3 "why did customers see errors"
 echo
+echo "==> mindex remember   (a lesson from the \"checkout\" repository; refused as a duplicate on a rerun)"
+rc=0
+"$mindex" remember --vault "$vault" --caller checkout --confidence verified \
+  --title "Retries need an idempotency key" \
+  --body "Client retries of a payment request must carry the same idempotency key, or a slow first attempt and its retry both charge the card." \
+  --verification "Reproduced in staging with a 3 s injected delay." || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then exit "$rc"; fi
+echo
+echo "==> mindex recall --caller checkout \"double charge\"   (what reaches that repository)"
+"$mindex" recall --vault "$vault" --caller checkout --explain "double charge"
+echo
 echo "==> mindex status"
 "$mindex" status --vault "$vault"
 echo
@@ -44,3 +55,5 @@ echo "Done. Put $mindex on your PATH (or: cargo install --path cli), then try:"
 echo "  mindex search --vault $vault --json \"rollback\""
 echo "  mindex get --vault $vault \"Patterns\""
 echo "  mindex query --vault $vault --explain \"how do we undo a risky change\""
+echo "  mindex expand --vault $vault \"Key Decisions\""
+echo "  mindex health --vault $vault --caller checkout"
