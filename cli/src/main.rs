@@ -599,7 +599,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 shape_errors: Vec::new(),
             };
             let r = vault.remember(&who, &input)?;
-            out.remember(&r)?;
+            out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
@@ -663,7 +663,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 dry_run: *dry_run,
             };
             let r = vault.record_work(&who, &input)?;
-            out.work(&r)?;
+            out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }

@@ -363,26 +363,21 @@ impl Out {
         emit(&s)
     }
 
-    pub fn remember(&self, r: &mindex::Remembered) -> anyhow::Result<()> {
+    /// A write's outcome: its message on stdout, or on stderr when it was refused.
+    pub fn write_outcome<T: Serialize>(
+        &self,
+        r: &T,
+        refused: bool,
+        message: &str,
+    ) -> anyhow::Result<()> {
         if self.json {
             return emit_json(r);
         }
-        if r.refusal.is_some() {
-            eprintln!("{}", r.message);
+        if refused {
+            eprintln!("{message}");
             return Ok(());
         }
-        emit(&format!("{}\n", r.message))
-    }
-
-    pub fn work(&self, r: &mindex::WorkRecord) -> anyhow::Result<()> {
-        if self.json {
-            return emit_json(r);
-        }
-        if r.refusal.is_some() {
-            eprintln!("{}", r.message);
-            return Ok(());
-        }
-        emit(&format!("{}\n", r.message))
+        emit(&format!("{message}\n"))
     }
 
     pub fn recall(&self, who: &mindex::Caller, r: &mindex::Recall) -> anyhow::Result<()> {

@@ -210,6 +210,26 @@ pub(crate) fn link_targets(note: &Note) -> Vec<String> {
         .collect()
 }
 
+/// What the state records for a freshly indexed note.
+fn note_state(
+    hash: String,
+    f: &NoteFile,
+    chunks: usize,
+    note: &Note,
+    warnings: Vec<Warning>,
+) -> NoteState {
+    NoteState {
+        hash,
+        size: f.size,
+        mtime_ns: f.mtime_ns,
+        chunks: chunks as u32,
+        title: note.title.clone(),
+        aliases: note.aliases.clone(),
+        links: link_targets(note),
+        warnings,
+    }
+}
+
 /// How long an engine write (a memory, a work record) waits for another process's index writer
 /// before it gives up indexing (the file is written either way; the next update indexes it).
 pub const WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
@@ -595,16 +615,7 @@ impl Vault {
                     }
                     next.notes.insert(
                         f.rel.clone(),
-                        NoteState {
-                            hash,
-                            size: f.size,
-                            mtime_ns: f.mtime_ns,
-                            chunks: chunks.len() as u32,
-                            title: note.title.clone(),
-                            aliases: note.aliases.clone(),
-                            links: link_targets(&note),
-                            warnings: note_warnings,
-                        },
+                        note_state(hash, f, chunks.len(), &note, note_warnings),
                     );
                     fresh.push((note, chunks));
                 }
@@ -758,16 +769,7 @@ impl Vault {
                     writer.add_note(&note, &chunks)?;
                     state.notes.insert(
                         rel.clone(),
-                        NoteState {
-                            hash,
-                            size: f.size,
-                            mtime_ns: f.mtime_ns,
-                            chunks: chunks.len() as u32,
-                            title: note.title.clone(),
-                            aliases: note.aliases.clone(),
-                            links: link_targets(&note),
-                            warnings,
-                        },
+                        note_state(hash, &f, chunks.len(), &note, warnings),
                     );
                 }
                 Loaded::Skipped(w) => {
