@@ -282,6 +282,42 @@ pub struct WorkInput {
     pub dry_run: bool,
 }
 
+impl WorkInput {
+    /// Reads the input from JSON arguments (`title`, `summary`, `changes`, `decisions`,
+    /// `learned`, `open`, `informed_by`, `verification`, `folder`, `kind`, `dry_run`); missing
+    /// or mistyped fields are left empty (the call then refuses with a clear reason).
+    pub fn from_json(v: &serde_json::Value) -> WorkInput {
+        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+        let list = |k: &str| -> Vec<String> {
+            v.get(k)
+                .and_then(|x| x.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        WorkInput {
+            title: s("title").unwrap_or_default(),
+            summary: s("summary").unwrap_or_default(),
+            changes: list("changes"),
+            decisions: list("decisions"),
+            learned: list("learned"),
+            open: list("open"),
+            informed_by: list("informed_by"),
+            verification: s("verification"),
+            folder: s("folder"),
+            kind: if s("kind").as_deref() == Some("decision") {
+                WorkKind::Decision
+            } else {
+                WorkKind::Note
+            },
+            dry_run: v.get("dry_run").and_then(|x| x.as_bool()) == Some(true),
+        }
+    }
+}
+
 /// The outcome of [`Vault::record_work`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct WorkRecord {
