@@ -711,7 +711,6 @@ pub unsafe extern "C" fn mindex_vault_remember(
 /// # Safety
 /// `vault` live; `embedder` NULL or live; strings as in the conventions; `out` valid for writes.
 #[unsafe(no_mangle)]
-#[expect(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mindex_vault_recall(
     vault: *const mindex_vault,
     caller: *const u8,
