@@ -1,79 +1,629 @@
-//! Python bindings for the mindex engine (module `mindex._mindex`).
+//! Python bindings for the mindex engine (module `mindex._mindex`, re-exported by `mindex`).
 //!
-//! This crate starts small: the version and a `Vault` with `update`, `search` and `status`.
-//! Typed results, the exception hierarchy, stubs and the wheel tests come with the bindings issue.
+//! Arguments are converted to Rust values first; the engine call then runs with the GIL
+//! released (`py.detach`), so several Python threads search one vault in parallel. Errors
+//! become the exception classes of `mindex.exceptions`, chosen by the engine's stable code.
 
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::PyBytes;
 
-fn to_py(e: mindex::Error) -> PyErr {
-    use mindex::ErrorCode as C;
-    match e.code() {
-        C::VaultNotFound | C::NoteNotFound => PyFileNotFoundError::new_err(e.to_string()),
-        C::InvalidArgument | C::InvalidUtf8 => PyValueError::new_err(e.to_string()),
-        C::Io => PyOSError::new_err(e.to_string()),
-        _ => PyRuntimeError::new_err(e.to_string()),
+/// Turns an engine error into the `mindex.exceptions` class for its code.
+fn to_py(py: Python<'_>, e: mindex::Error) -> PyErr {
+    let code = e.code() as u32;
+    let message = e.to_string();
+    let made = py
+        .import("mindex.exceptions")
+        .and_then(|m| m.getattr("from_code"))
+        .and_then(|f| f.call1((code, message.clone())));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(import_failed) => import_failed,
     }
 }
 
-/// A vault: a folder of markdown notes and its index.
+trait OrRaise<T> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for mindex::Result<T> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, e))
+    }
+}
+
+/// Converts any serialisable engine value to plain Python objects (dict, list, str, …).
+fn to_obj<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(v)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(py
+        .import("json")?
+        .getattr("loads")?
+        .call1((text,))?
+        .unbind())
+}
+
+/// One search hit: the best chunk of a matching note.
+#[pyclass(module = "mindex._mindex", name = "Hit", frozen, get_all)]
+struct PyHit {
+    /// Vault-relative path of the note.
+    path: String,
+    /// The note's title.
+    title: String,
+    /// Heading trail of the chunk (`A > B`), possibly empty.
+    heading: String,
+    /// First line of the chunk (1-based).
+    line_start: u64,
+    /// Last line of the chunk (inclusive).
+    line_end: u64,
+    /// Line of the first match.
+    line: u64,
+    /// Score (BM25, or the fused score of a hybrid query).
+    score: f32,
+    /// Excerpt with matched words wrapped in `**`.
+    snippet: String,
+    /// With `query(..., explain=True)`: rank and score per sub-query and after fusion.
+    explain: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl PyHit {
+    fn __repr__(&self) -> String {
+        format!(
+            "Hit(path={:?}, title={:?}, line={}, score={:.4})",
+            self.path, self.title, self.line, self.score
+        )
+    }
+}
+
+impl PyHit {
+    fn new(h: mindex::Hit, explain: Option<Py<PyAny>>) -> PyHit {
+        PyHit {
+            path: h.path,
+            title: h.title,
+            heading: h.heading,
+            line_start: h.line_start,
+            line_end: h.line_end,
+            line: h.line,
+            score: h.score,
+            snippet: h.snippet,
+            explain,
+        }
+    }
+}
+
+/// A recalled memory.
+#[pyclass(module = "mindex._mindex", name = "Memory", frozen, get_all)]
+struct PyMemory {
+    /// Vault-relative path of the memory file.
+    path: String,
+    /// Its title.
+    title: Option<String>,
+    /// The lesson.
+    body: String,
+    /// `general`, `platform` or `project`.
+    scope: String,
+    /// Projects it reaches.
+    projects: Vec<String>,
+    /// Platforms it reaches.
+    platforms: Vec<String>,
+    /// `verified`, `inferred` or `unverified`.
+    confidence: String,
+    /// The project that wrote it.
+    origin: Option<String>,
+    /// Local date written.
+    date: Option<String>,
+    /// Titles of the memories that correct it.
+    superseded_by: Vec<String>,
+    /// Rule markers (`generalised`, `volatile`).
+    flags: Vec<String>,
+    /// Why the caller sees it (with `explain=True`).
+    why: Option<String>,
+}
+
+#[pymethods]
+impl PyMemory {
+    fn __repr__(&self) -> String {
+        format!(
+            "Memory(path={:?}, title={:?}, scope={:?})",
+            self.path, self.title, self.scope
+        )
+    }
+}
+
+/// A sentence-embedding model (BERT, e.g. all-MiniLM-L6-v2), loaded once and shared.
+#[pyclass(module = "mindex._mindex", name = "Embedder", frozen)]
+struct PyEmbedder {
+    inner: Arc<mindex::BertEmbedder>,
+}
+
+#[pymethods]
+impl PyEmbedder {
+    /// Loads the model from `model_dir` (default: `$MINDEX_MODEL_DIR`, else the per-user
+    /// models folder where `scripts/setup-model.sh` installs all-MiniLM-L6-v2).
+    #[new]
+    #[pyo3(signature = (model_dir = None))]
+    fn new(py: Python<'_>, model_dir: Option<PathBuf>) -> PyResult<Self> {
+        let dir = mindex::model_dir(model_dir.as_deref());
+        let inner = py
+            .detach(|| mindex::BertEmbedder::load(&dir))
+            .or_raise(py)?;
+        Ok(PyEmbedder {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The model's id (name and weights fingerprint).
+    #[getter]
+    fn model_id(&self) -> String {
+        mindex::Embedder::model_id(&*self.inner).to_string()
+    }
+
+    /// The embedding dimension.
+    #[getter]
+    fn dim(&self) -> usize {
+        mindex::Embedder::dim(&*self.inner)
+    }
+
+    /// Embeds `texts`; returns a numpy float32 array of shape (len(texts), dim), L2-normalised.
+    fn embed<'py>(&self, py: Python<'py>, texts: Vec<String>) -> PyResult<Bound<'py, PyAny>> {
+        let model = self.inner.clone();
+        let dim = mindex::Embedder::dim(&*model);
+        let vectors = py
+            .detach(move || {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                mindex::Embedder::embed(&*model, &refs)
+            })
+            .or_raise(py)?;
+        let n = vectors.len();
+        let mut raw = Vec::with_capacity(n * dim * 4);
+        for v in &vectors {
+            for x in v {
+                raw.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let bytes = PyBytes::new(py, &raw);
+        py.import("numpy")?
+            .getattr("frombuffer")?
+            .call1((bytes, "<f4"))?
+            .call_method1("reshape", ((n, dim),))
+    }
+}
+
+/// A vault: a folder of markdown notes and its index. Thread-safe: share one per process.
 #[pyclass(module = "mindex._mindex", name = "Vault", frozen)]
 struct PyVault {
-    inner: mindex::Vault,
+    inner: Arc<mindex::Vault>,
+    /// The default model, loaded on first need (None when it is not installed).
+    model: OnceLock<Option<Arc<mindex::BertEmbedder>>>,
+}
+
+impl PyVault {
+    /// The default model when it is installed and this vault has vectors for it.
+    fn default_model(&self) -> Option<Arc<mindex::BertEmbedder>> {
+        self.model
+            .get_or_init(|| {
+                mindex::BertEmbedder::load(&mindex::model_dir(None))
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()
+    }
+
+    fn caller(&self, project: Option<&str>) -> mindex::Result<mindex::Caller> {
+        let c = match project {
+            Some(p) => mindex::Caller::named(p)?,
+            None => mindex::Caller::anonymous(),
+        };
+        Ok(self.inner.identify(c))
+    }
+}
+
+fn hits(hs: Vec<mindex::Hit>) -> Vec<PyHit> {
+    hs.into_iter().map(|h| PyHit::new(h, None)).collect()
 }
 
 #[pymethods]
 impl PyVault {
+    /// Opens the vault at `path`. With `create=True`, a missing or empty folder is first filled
+    /// from the bundled template. `index_dir` defaults to `<vault>/.mindex`.
     #[new]
-    fn new(path: std::path::PathBuf) -> PyResult<Self> {
-        let inner = mindex::Vault::open(path, mindex::VaultOptions::default()).map_err(to_py)?;
-        Ok(PyVault { inner })
+    #[pyo3(signature = (path, *, index_dir = None, create = false))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        index_dir: Option<PathBuf>,
+        create: bool,
+    ) -> PyResult<Self> {
+        let inner = py
+            .detach(|| {
+                if create {
+                    mindex::init_vault(&path, false)?;
+                }
+                mindex::Vault::open(
+                    &path,
+                    mindex::VaultOptions {
+                        index_dir,
+                        ..Default::default()
+                    },
+                )
+            })
+            .or_raise(py)?;
+        Ok(PyVault {
+            inner: Arc::new(inner),
+            model: OnceLock::new(),
+        })
     }
 
-    /// Brings the index up to date; returns the number of notes changed.
-    fn update(&self, py: Python<'_>) -> PyResult<usize> {
+    /// The vault root (absolute).
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.inner.root().to_path_buf()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Vault({:?})", self.inner.root())
+    }
+
+    /// Brings the index up to date; returns the report (notes, chunks, changes, warnings…).
+    fn update(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
         let r = py
-            .detach(|| self.inner.update(&mindex::NoProgress))
-            .map_err(to_py)?;
-        Ok(r.changes.len())
+            .detach(move || v.update(&mindex::NoProgress))
+            .or_raise(py)?;
+        to_obj(py, &r)
     }
 
-    /// BM25 search; returns a list of dicts (path, title, heading, line_start, line_end, score, snippet).
+    /// Embeds every chunk without a vector, with `embedder` (default: the installed
+    /// all-MiniLM-L6-v2). Returns the report.
+    #[pyo3(signature = (embedder = None))]
+    fn embed(&self, py: Python<'_>, embedder: Option<&PyEmbedder>) -> PyResult<Py<PyAny>> {
+        let model = match embedder {
+            Some(e) => e.inner.clone(),
+            None => {
+                let dir = mindex::model_dir(None);
+                let loaded = py.detach(|| self.default_model());
+                match loaded {
+                    Some(m) => m,
+                    None => {
+                        // Load again to raise the precise error (which file is missing).
+                        Arc::new(mindex::BertEmbedder::load(&dir).or_raise(py)?)
+                    }
+                }
+            }
+        };
+        let v = self.inner.clone();
+        let r = py
+            .detach(move || v.embed(&*model, &mindex::NoProgress))
+            .or_raise(py)?;
+        to_obj(py, &r)
+    }
+
+    /// BM25 search: the best chunk of each matching note.
     #[pyo3(signature = (query, limit = 10))]
-    fn search<'py>(
-        &self,
-        py: Python<'py>,
-        query: &str,
-        limit: usize,
-    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    fn search(&self, py: Python<'_>, query: String, limit: usize) -> PyResult<Vec<PyHit>> {
+        let v = self.inner.clone();
         let opts = mindex::SearchOptions {
             limit,
+            all_chunks: false,
+        };
+        let r = py.detach(move || v.search(&query, &opts)).or_raise(py)?;
+        Ok(hits(r))
+    }
+
+    /// Vector-only search (needs `embed()` first).
+    #[pyo3(signature = (query, limit = 10, embedder = None))]
+    fn vsearch(
+        &self,
+        py: Python<'_>,
+        query: String,
+        limit: usize,
+        embedder: Option<&PyEmbedder>,
+    ) -> PyResult<Vec<PyHit>> {
+        let model = match embedder {
+            Some(e) => Some(e.inner.clone()),
+            None => py.detach(|| self.default_model()),
+        };
+        let Some(model) = model else {
+            return Err(to_py(
+                py,
+                mindex::BertEmbedder::load(&mindex::model_dir(None))
+                    .err()
+                    .unwrap_or_else(|| mindex::Error::invalid("embedder", "no model loaded")),
+            ));
+        };
+        let v = self.inner.clone();
+        let opts = mindex::SearchOptions {
+            limit,
+            all_chunks: false,
+        };
+        let r = py
+            .detach(move || v.vsearch(&*model, &query, &opts))
+            .or_raise(py)?;
+        Ok(hits(r))
+    }
+
+    /// Hybrid query: BM25 plus vectors (when the model is installed and `embed()` ran), fused
+    /// by reciprocal rank fusion. With `explain=True` each hit carries its per-sub-query ranks.
+    #[pyo3(signature = (query, limit = 10, explain = false, embedder = None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        query: String,
+        limit: usize,
+        explain: bool,
+        embedder: Option<&PyEmbedder>,
+    ) -> PyResult<Vec<PyHit>> {
+        let model = match embedder {
+            Some(e) => Some(e.inner.clone()),
+            None if self.inner.status().is_ok_and(|s| s.vectors.is_some()) => {
+                py.detach(|| self.default_model())
+            }
+            None => None,
+        };
+        let v = self.inner.clone();
+        let opts = mindex::QueryOptions {
+            limit,
+            explain,
             ..Default::default()
         };
-        let hits = py
-            .detach(|| self.inner.search(query, &opts))
-            .map_err(to_py)?;
-        hits.into_iter()
+        let r = py
+            .detach(move || {
+                let e = model.as_deref().map(|m| m as &dyn mindex::Embedder);
+                v.query(e, &mindex::SubQuery::hybrid(&query), &opts)
+            })
+            .or_raise(py)?;
+        r.hits
+            .into_iter()
             .map(|h| {
-                let d = PyDict::new(py);
-                d.set_item("path", h.path)?;
-                d.set_item("title", h.title)?;
-                d.set_item("heading", h.heading)?;
-                d.set_item("line_start", h.line_start)?;
-                d.set_item("line_end", h.line_end)?;
-                d.set_item("line", h.line)?;
-                d.set_item("score", h.score)?;
-                d.set_item("snippet", h.snippet)?;
-                Ok(d)
+                let explain = match &h.explain {
+                    Some(e) => Some(to_obj(py, e)?),
+                    None => None,
+                };
+                Ok(PyHit::new(h.hit, explain))
             })
             .collect()
     }
+
+    /// Reads a note (path, path without `.md`, or unique name): a dict with path, title, tags,
+    /// frontmatter, text, line range and warnings.
+    fn get(&self, py: Python<'_>, path: String) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
+        let n = py.detach(move || v.get(&path, None, None)).or_raise(py)?;
+        to_obj(py, &n)
+    }
+
+    /// Reads every note matching comma-separated globs or names.
+    #[pyo3(signature = (patterns, max_bytes = None))]
+    fn multi_get(
+        &self,
+        py: Python<'_>,
+        patterns: String,
+        max_bytes: Option<u64>,
+    ) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
+        let items = py
+            .detach(move || v.multi_get(&patterns, max_bytes))
+            .or_raise(py)?;
+        to_obj(py, &items)
+    }
+
+    /// What is indexed, what the last update did, what changed on disk since.
+    fn status(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
+        let s = py.detach(move || v.status()).or_raise(py)?;
+        to_obj(py, &s)
+    }
+
+    /// Records a memory as `project` (the caller's identity; None = anonymous). Returns the
+    /// outcome: a dict with `recorded`, `path`, `refusal` (why not, when refused), `message`.
+    #[pyo3(signature = (title, body, confidence, *, scope = None, projects = None,
+        platforms = None, verification = None, generality = None, links = None,
+        supersedes = None, force = false, dry_run = false, project = None))]
+    #[expect(clippy::too_many_arguments, reason = "mirrors the keyword arguments")]
+    fn remember(
+        &self,
+        py: Python<'_>,
+        title: String,
+        body: String,
+        confidence: String,
+        scope: Option<String>,
+        projects: Option<Vec<String>>,
+        platforms: Option<Vec<String>>,
+        verification: Option<String>,
+        generality: Option<String>,
+        links: Option<Vec<String>>,
+        supersedes: Option<Vec<String>>,
+        force: bool,
+        dry_run: bool,
+        project: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let input = mindex::MemoryInput {
+            title,
+            body,
+            confidence,
+            verification,
+            scope,
+            generality,
+            projects: projects.unwrap_or_default(),
+            platforms: platforms.unwrap_or_default(),
+            links: links.unwrap_or_default(),
+            supersedes: supersedes.unwrap_or_default(),
+            force,
+            dry_run,
+            shape_errors: Vec::new(),
+        };
+        let r = py
+            .detach(|| {
+                let who = self.caller(project.as_deref())?;
+                self.inner.remember(&who, &input)
+            })
+            .or_raise(py)?;
+        to_obj(py, &r)
+    }
+
+    /// The memories that reach `project` (None = anonymous: general ones only), best first;
+    /// ordered by `query` when given (nothing visible is dropped).
+    #[pyo3(signature = (query = None, project = None, limit = 20, explain = false))]
+    fn recall(
+        &self,
+        py: Python<'_>,
+        query: Option<String>,
+        project: Option<String>,
+        limit: usize,
+        explain: bool,
+    ) -> PyResult<Vec<PyMemory>> {
+        let r = py
+            .detach(|| {
+                let who = self.caller(project.as_deref())?;
+                let has_vectors = self.inner.status().is_ok_and(|s| s.vectors.is_some());
+                let model = if query.is_some() && has_vectors {
+                    self.default_model()
+                } else {
+                    None
+                };
+                let opts = mindex::RecallOptions {
+                    query,
+                    limit,
+                    explain,
+                };
+                self.inner.recall(
+                    &who,
+                    &opts,
+                    model.as_deref().map(|m| m as &dyn mindex::Embedder),
+                )
+            })
+            .or_raise(py)?;
+        Ok(r.memories
+            .into_iter()
+            .map(|m| {
+                let mm = m.memory;
+                PyMemory {
+                    path: mm.path,
+                    title: mm.title,
+                    body: mm.body,
+                    scope: mm.scope,
+                    projects: mm.projects,
+                    platforms: mm.platforms,
+                    confidence: mm.confidence,
+                    origin: mm.origin,
+                    date: mm.date,
+                    superseded_by: mm.superseded_by,
+                    flags: mm.flags,
+                    why: m.why,
+                }
+            })
+            .collect())
+    }
+
+    /// Files a note about work done as `project`; returns the outcome dict.
+    #[pyo3(signature = (title, summary, *, changes = None, decisions = None, learned = None,
+        open = None, informed_by = None, verification = None, folder = None,
+        decision = false, dry_run = false, project = None))]
+    #[expect(clippy::too_many_arguments, reason = "mirrors the keyword arguments")]
+    fn record_work(
+        &self,
+        py: Python<'_>,
+        title: String,
+        summary: String,
+        changes: Option<Vec<String>>,
+        decisions: Option<Vec<String>>,
+        learned: Option<Vec<String>>,
+        open: Option<Vec<String>>,
+        informed_by: Option<Vec<String>>,
+        verification: Option<String>,
+        folder: Option<String>,
+        decision: bool,
+        dry_run: bool,
+        project: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let input = mindex::WorkInput {
+            title,
+            summary,
+            changes: changes.unwrap_or_default(),
+            decisions: decisions.unwrap_or_default(),
+            learned: learned.unwrap_or_default(),
+            open: open.unwrap_or_default(),
+            informed_by: informed_by.unwrap_or_default(),
+            verification,
+            folder,
+            kind: if decision {
+                mindex::WorkKind::Decision
+            } else {
+                mindex::WorkKind::Note
+            },
+            dry_run,
+        };
+        let r = py
+            .detach(|| {
+                let who = self.caller(project.as_deref())?;
+                self.inner.record_work(&who, &input)
+            })
+            .or_raise(py)?;
+        to_obj(py, &r)
+    }
+
+    /// A note's visible neighbourhood: links out, and the visible notes linking to it.
+    fn expand(&self, py: Python<'_>, note: String) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
+        let e = py.detach(move || v.expand(&note)).or_raise(py)?;
+        to_obj(py, &e)
+    }
+
+    /// Orphan notes and broken wikilinks over the index.
+    fn audit(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = self.inner.clone();
+        let a = py.detach(move || v.graph_audit()).or_raise(py)?;
+        to_obj(py, &a)
+    }
+
+    /// What an agent session for `project` sees: memory root, store, exposed roots, warnings.
+    #[pyo3(signature = (project = None))]
+    fn health(&self, py: Python<'_>, project: Option<String>) -> PyResult<Py<PyAny>> {
+        let h = py
+            .detach(|| {
+                let who = self.caller(project.as_deref())?;
+                self.inner.health(&who)
+            })
+            .or_raise(py)?;
+        to_obj(py, &h)
+    }
 }
 
-#[pymodule]
+/// Internal: a bench helper that runs `n` searches without returning hits, so the per-call
+/// cost of the binding can be measured against the engine call.
+#[pyfunction]
+fn _search_n_times(
+    py: Python<'_>,
+    vault: &PyVault,
+    query: String,
+    limit: usize,
+    n: usize,
+) -> PyResult<usize> {
+    let v = vault.inner.clone();
+    let opts = mindex::SearchOptions {
+        limit,
+        all_chunks: false,
+    };
+    py.detach(move || {
+        let mut total = 0;
+        for _ in 0..n {
+            total += v.search(&query, &opts)?.len();
+        }
+        Ok(total)
+    })
+    .or_raise(py)
+}
+
+#[pymodule(gil_used = false)]
 fn _mindex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", mindex::VERSION)?;
     m.add_class::<PyVault>()?;
+    m.add_class::<PyHit>()?;
+    m.add_class::<PyMemory>()?;
+    m.add_class::<PyEmbedder>()?;
+    m.add_function(wrap_pyfunction!(_search_n_times, m)?)?;
     Ok(())
 }

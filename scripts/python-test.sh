@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the Python wheel with maturin, installs it into a fresh virtualenv and runs the pytest
+# suite against it. Called by scripts/test.sh; prints pytest's summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+py="${PYTHON:-python3}"
+
+tools="$target/py/tools"
+if [ ! -x "$tools/bin/maturin" ]; then
+  "$py" -m venv "$tools"
+  "$tools/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9.4,<2"
+fi
+rm -rf "$target/py/wheels"
+"$tools/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml -o "$target/py/wheels"
+
+# A fresh environment every run: the wheel must install on its own.
+fresh="$(mktemp -d)"
+trap 'rm -rf "$fresh"' EXIT
+"$py" -m venv "$fresh/venv"
+"$fresh/venv/bin/pip" install --quiet --disable-pip-version-check "$target"/py/wheels/mindex-*.whl pytest
+cd "$fresh"  # import the installed wheel, never the source tree
+"$fresh/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/bindings/python/tests"
