@@ -5,6 +5,7 @@
 //! This module holds the pure parts (validation, rendering, reading, visibility, ranking);
 //! [`store`] holds the files (exclusive-create writes, the parse cache, supersession edits).
 
+pub(crate) mod promoted;
 pub(crate) mod store;
 pub(crate) mod text;
 
