@@ -171,7 +171,7 @@ pub(crate) fn parse_marker(raw: &str) -> Option<Marker> {
 /// The note body: a leading byte-order mark and frontmatter block removed.
 fn body_of(md: &str) -> &str {
     match frontmatter_block(md) {
-        Some(_) => md,
+        Some((_, after)) => &md[after..],
         None => md.strip_prefix('\u{feff}').unwrap_or(md),
     }
 }
