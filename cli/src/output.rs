@@ -417,6 +417,9 @@ impl Out {
             if !mm.superseded_by.is_empty() {
                 facets.push(format!("SUPERSEDED by {}", mm.superseded_by.join("; ")));
             }
+            if let Some(p) = &m.promotion {
+                facets.push(promotion_facet(p));
+            }
             if let Some(w) = &m.why {
                 facets.push(format!("why: {w}"));
             }
@@ -428,7 +431,7 @@ impl Out {
                 facets.join(" · ")
             );
             // Body headings are demoted so `##` only ever marks an entry.
-            for line in mm.body.lines() {
+            for line in m.text().lines() {
                 let hashes = line.chars().take_while(|&c| c == '#').count();
                 if (1..=4).contains(&hashes) && line[hashes..].starts_with(' ') {
                     let _ = writeln!(s, "{}{}", "#".repeat((hashes + 3).min(6)), &line[hashes..]);
@@ -436,6 +439,22 @@ impl Out {
                     let _ = writeln!(s, "{line}");
                 }
             }
+        }
+        let unserved: Vec<&str> = r
+            .memories
+            .iter()
+            .filter_map(|m| m.promotion.as_ref())
+            .filter(|p| !p.is_served())
+            .map(promotion_status)
+            .collect();
+        if !unserved.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n{} of these {} been promoted into the vault's notes but could not be served here ({}); the capture body is shown. The promoted note wins on any conflict: read it directly.",
+                unserved.len(),
+                if unserved.len() == 1 { "has" } else { "have" },
+                unserved.join(", ")
+            );
         }
         if r.withheld > 0 && !r.withheld_reasons.is_empty() {
             let _ = writeln!(
@@ -565,6 +584,19 @@ impl Out {
                     n, "vector", "vectors"
                 ))
         );
+        if h.promotions_served + h.promotions_named_only > 0 {
+            let _ = write!(
+                s,
+                "Promotions: {} servable, {} named only",
+                h.promotions_served, h.promotions_named_only
+            );
+            if h.promotions_named_only > 0 {
+                s.push_str(
+                    " (add an anchor — #^id or #Heading — so recall serves the promoted text)",
+                );
+            }
+            s.push('\n');
+        }
         if h.warnings.is_empty() {
             s.push_str("\nNo warnings.\n");
         } else {
@@ -736,6 +768,73 @@ impl Out {
 }
 
 /// Scores with about four significant digits (BM25 ~10, cosine ~0.5, RRF ~0.03).
+fn promotion_status(p: &mindex::Promotion) -> &'static str {
+    use mindex::Promotion as P;
+    match p {
+        P::Served { .. } => "served",
+        P::NoAnchor { .. } => "no anchor",
+        P::NotExposed { .. } => "outside the exposed roots",
+        P::Unreadable { .. } => "unreadable",
+        P::StaleAnchor { .. } => "stale anchor",
+        _ => "unreadable marker",
+    }
+}
+
+fn promotion_facet(p: &mindex::Promotion) -> String {
+    use mindex::Promotion as P;
+    let note = |n: &str| n.trim_end_matches(".md").to_string();
+    match p {
+        P::Served {
+            note: n,
+            kind,
+            anchor,
+            truncated,
+            ..
+        } => {
+            let sep = if *kind == mindex::AnchorKind::Block {
+                "#^"
+            } else {
+                "#"
+            };
+            format!(
+                "promoted text from {}{sep}{anchor}{}",
+                note(n),
+                if *truncated {
+                    " (TRUNCATED to the served cap)"
+                } else {
+                    ""
+                }
+            )
+        }
+        P::NoAnchor { note: n } => {
+            format!("promoted to {} (no anchor; capture body shown)", note(n))
+        }
+        P::StaleAnchor {
+            note: n,
+            kind,
+            anchor,
+        } => {
+            let sep = if *kind == mindex::AnchorKind::Block {
+                "^"
+            } else {
+                "#"
+            };
+            format!(
+                "promoted to {}, anchor {sep}{anchor} STALE (capture body shown)",
+                note(n)
+            )
+        }
+        P::NotExposed { note: n } => format!(
+            "promoted to {}, outside the exposed roots (capture body shown)",
+            note(n)
+        ),
+        P::Unreadable { note: n } => {
+            format!("promoted to {}, unreadable (capture body shown)", note(n))
+        }
+        _ => "promoted, but the marker is unreadable (capture body shown)".to_string(),
+    }
+}
+
 fn fmt_score(s: f32) -> String {
     if s.abs() >= 10.0 {
         format!("{s:.2}")

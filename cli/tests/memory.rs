@@ -638,3 +638,98 @@ fn expand_audit_and_exposure() {
     assert!(orphans.contains(&"work/active/Lonely.md"));
     assert!(!orphans.contains(&"brain/Key Decisions.md"));
 }
+
+#[test]
+fn promoted_memories_serve_the_promoted_text() {
+    let f = Fixture::new();
+    fs::write(
+        f.vault.join("brain/Gotchas - Promoted.md"),
+        "---\ndescription: promoted lessons\n---\n# Gotchas - Promoted\n\nRetries must reuse the idempotency key of the first attempt. ^om-corrected\n\nAn unrelated paragraph.\n",
+    )
+    .unwrap();
+    let write = |title: &str, marker: &str| {
+        let r = f.json(&[
+            "remember",
+            "--caller",
+            "atlas",
+            "--title",
+            title,
+            "--body",
+            &format!("{title}: the capture body says something stale about retries and keys."),
+            "--confidence",
+            "inferred",
+            "--force",
+        ]);
+        let rel = r["path"].as_str().unwrap().to_string();
+        let p = f.vault.join(&rel);
+        let text = fs::read_to_string(&p).unwrap();
+        fs::write(
+            &p,
+            text.replacen(
+                "confidence:",
+                &format!("promoted: \"{marker}\"\nconfidence:"),
+                1,
+            ),
+        )
+        .unwrap();
+        rel
+    };
+    let served = write("Served one", "brain/Gotchas - Promoted#^om-corrected");
+    let outside = write("Outside one", "work/1-1/Sarah#^x");
+    let bare = write("Bare one", "brain/Gotchas - Promoted");
+    let stale = write("Stale one", "brain/Gotchas - Promoted#^om-gone");
+    let rc = f.json(&["recall", "--caller", "atlas"]);
+    let by_path = |p: &str| {
+        rc["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["path"] == p)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_path(&served)["promotion"]["status"], "served");
+    assert!(
+        by_path(&served)["promotion"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("reuse the idempotency key")
+    );
+    assert_eq!(by_path(&outside)["promotion"]["status"], "not_exposed");
+    assert_eq!(by_path(&bare)["promotion"]["status"], "no_anchor");
+    assert_eq!(by_path(&stale)["promotion"]["status"], "stale_anchor");
+    let text = f.ok(&["recall", "--caller", "atlas"]);
+    assert!(
+        text.contains("promoted text from brain/Gotchas - Promoted#^om-corrected"),
+        "{text}"
+    );
+    assert!(text.contains("Retries must reuse the idempotency key of the first attempt."));
+    assert!(
+        !text.contains("Served one: the capture body"),
+        "the stale body is never shown when served"
+    );
+    assert!(text.contains("outside the exposed roots (capture body shown)"));
+    assert!(text.contains("no anchor; capture body shown"));
+    assert!(text.contains("anchor ^om-gone STALE"));
+    assert!(text.contains("The promoted note wins on any conflict"));
+    // Health warns about the broken ones (naming the capture), never about the bare marker.
+    let h = f.json(&["health", "--caller", "atlas"]);
+    assert_eq!(h["promotions_served"], 1);
+    assert_eq!(h["promotions_named_only"], 1);
+    let warnings = h["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&stale))
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&outside))
+    );
+    assert!(!warnings.iter().any(|w| w.as_str().unwrap().contains(&bare)));
+    assert!(
+        f.ok(&["health", "--caller", "atlas"])
+            .contains("Promotions: 1 servable, 1 named only (add an anchor")
+    );
+}

@@ -57,6 +57,7 @@ pub use identity::{Caller, CallerSource};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use manifest::Manifest;
+pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
 pub use memory::{
     Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE, MEMORY_SOURCE,

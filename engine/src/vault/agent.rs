@@ -16,6 +16,7 @@ use crate::exposure::{Exposure, MemoryRootInfo, RootsSource, VisibleFile, discov
 use crate::identity::Caller;
 use crate::lexical::SearchOptions;
 use crate::manifest::Manifest;
+use crate::memory::promoted::{Promotion, Resolver};
 use crate::memory::store::{CacheStats, Mark, MemoryStore};
 use crate::memory::text::{self, Digest, FieldValue};
 use crate::memory::{
@@ -144,6 +145,20 @@ pub struct RecalledMemory {
     /// Why the caller sees it (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Where its lesson was promoted to, resolved (`promoted:` marker present). When the
+    /// promoted text is served, it is the authoritative version of the lesson.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<Promotion>,
+}
+
+impl RecalledMemory {
+    /// The text to show: the promoted note's text when it is served, else the capture body.
+    pub fn text(&self) -> &str {
+        match &self.promotion {
+            Some(Promotion::Served { text, .. }) => text,
+            _ => &self.memory.body,
+        }
+    }
 }
 
 /// The outcome of [`Vault::recall`].
@@ -236,6 +251,10 @@ pub struct Health {
     pub indexed_notes: Option<usize>,
     /// Vectors stored (`None` before `embed`).
     pub vectors: Option<usize>,
+    /// Memories whose promoted text is served.
+    pub promotions_served: usize,
+    /// Memories promoted to a note without an anchor (named, not served).
+    pub promotions_named_only: usize,
     /// Problems worth fixing.
     pub warnings: Vec<String>,
     /// Facts worth knowing (never problems).
@@ -609,19 +628,33 @@ impl Vault {
                 }
             }
         }
+        let mut resolver = Resolver::new(&ctx.exposure);
         let memories: Vec<RecalledMemory> = ordered
             .into_iter()
             .take(opts.limit)
             .map(|(m, why)| RecalledMemory {
+                promotion: m.promoted.as_deref().map(|raw| resolver.resolve(raw)),
                 memory: (*m).clone(),
                 why: opts.explain.then_some(why),
             })
             .collect();
-        self.audit_log().append(
-            "recall",
-            caller.project.as_deref(),
-            json!({"query": opts.query, "returned": memories.len(), "project": caller.project}),
-        );
+        let promoted: Vec<serde_json::Value> = memories
+            .iter()
+            .filter_map(|m| {
+                let p = m.promotion.as_ref()?;
+                Some(json!({"rel": m.memory.path, "status": serde_json::to_value(p).ok()?["status"]}))
+            })
+            .collect();
+        let mut detail =
+            json!({"query": opts.query, "returned": memories.len(), "project": caller.project});
+        if !promoted.is_empty() {
+            detail["promoted"] = json!(promoted.iter().take(25).collect::<Vec<_>>());
+            if promoted.len() > 25 {
+                detail["promoted_omitted"] = json!(promoted.len() - 25);
+            }
+        }
+        self.audit_log()
+            .append("recall", caller.project.as_deref(), detail);
         Ok(Recall {
             caller: caller.project.clone(),
             memories,
@@ -904,6 +937,35 @@ impl Vault {
                 "No vectors yet: recall and search are lexical until `mindex embed` runs.".into(),
             );
         }
+        // Promotions: served, named only, broken (stale, not exposed, unreadable, unparsed).
+        let mut resolver = Resolver::new(&ctx.exposure);
+        let pa = resolver.audit(
+            agent
+                .iter()
+                .filter_map(|m| Some((m.path.as_str(), m.promoted.as_deref()?))),
+        );
+        for (rel, p) in &pa.broken {
+            let why = match p {
+                Promotion::StaleAnchor { note, anchor, .. } => {
+                    format!("anchor {anchor} no longer resolves in {note}")
+                }
+                Promotion::NotExposed { note } => format!("{note} is outside the exposed roots"),
+                Promotion::Unreadable { note } => format!("{note} is missing or unreadable"),
+                _ => "broken".to_string(),
+            };
+            warnings.push(format!(
+                "Promotion of {rel} is broken: {why}; recall shows the capture body."
+            ));
+        }
+        for rel in &pa.unparsed {
+            warnings.push(format!("{rel} has a promoted: marker that cannot be read."));
+        }
+        if !pa.named_only.is_empty() {
+            notes.push(format!(
+                "{} promoted to a note without an anchor: add #^id or #Heading to the marker so recall can serve the promoted text.",
+                if pa.named_only.len() == 1 { "1 memory is".to_string() } else { format!("{} memories are", pa.named_only.len()) }
+            ));
+        }
         // Projects named by memories that have no note here (normal for other repositories).
         let visible = ctx.exposure.visible_files();
         let mut known: HashSet<String> = visible.iter().map(|f| f.label.to_lowercase()).collect();
@@ -936,6 +998,8 @@ impl Vault {
             roots_source: ctx.exposure.source(),
             indexed_notes: state.map(|s| s.notes.len()),
             vectors,
+            promotions_served: pa.served.len(),
+            promotions_named_only: pa.named_only.len(),
             ok: warnings.is_empty(),
             warnings,
             notes,
