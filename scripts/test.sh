@@ -27,11 +27,11 @@ pylog="$(mktemp)"
 pystatus=0
 ./scripts/python-test.sh 2>&1 | tee "$pylog" || pystatus=$?
 
-passed=$(grep -Eo '^test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
-failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+passed=$( (grep -Eo '^test result: [A-Za-z]+\. [0-9]+ passed' "$log" || true) | awk '{s+=$4} END {print s+0}')
+failed=$( (grep -Eo '[0-9]+ failed;' "$log" || true) | awk '{s+=$1} END {print s+0}')
 # pytest's summary: "N passed[, M failed][, K skipped] in T s"
-py_passed=$(grep -Eo '[0-9]+ passed' "$pylog" | tail -1 | awk '{print $1+0}')
-py_failed=$(grep -Eo '[0-9]+ (failed|error|errors)' "$pylog" | tail -1 | awk '{print $1+0}')
+py_passed=$( (grep -Eo '[0-9]+ passed' "$pylog" || true) | tail -1 | awk '{print $1+0}')
+py_failed=$( (grep -Eo '[0-9]+ (failed|error|errors)' "$pylog" || true) | tail -1 | awk '{print $1+0}')
 rm -f "$pylog"
 passed=$((passed + ${py_passed:-0}))
 failed=$((failed + ${py_failed:-0}))
