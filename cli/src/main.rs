@@ -628,7 +628,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 },
                 embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
             )?;
-            out.recall(&who, &r)
+            out.recall(&r)
         }
         Command::RecordWork {
             title,

@@ -380,238 +380,35 @@ impl Out {
         emit(&format!("{message}\n"))
     }
 
-    pub fn recall(&self, who: &mindex::Caller, r: &mindex::Recall) -> anyhow::Result<()> {
+    pub fn recall(&self, r: &mindex::Recall) -> anyhow::Result<()> {
         if self.json {
             return emit_json(r);
         }
         for n in &r.notices {
             eprintln!("note: {n}");
         }
-        let mut s = String::new();
-        if r.memories.is_empty() {
-            match &who.project {
-                Some(p) => {
-                    let _ = write!(s, "No memories are scoped to reach \"{p}\".");
-                }
-                None => s.push_str(
-                    "This session has no identity (no project), so only general-scope memories are visible — and there are none.",
-                ),
-            }
-            s.push_str(" Run `mindex health` if you expected something here.\n");
-        }
-        for (i, m) in r.memories.iter().enumerate() {
-            if i > 0 {
-                s.push_str("\n---\n\n");
-            }
-            let mm = &m.memory;
-            let mut facets = vec![mm.confidence.clone()];
-            if !mm.projects.is_empty() {
-                facets.push(format!("projects: {}", mm.projects.join(", ")));
-            }
-            if !mm.platforms.is_empty() {
-                facets.push(format!("platforms: {}", mm.platforms.join(", ")));
-            }
-            if let Some(d) = &mm.date {
-                facets.push(format!("as of {d}"));
-            }
-            if !mm.superseded_by.is_empty() {
-                facets.push(format!("SUPERSEDED by {}", mm.superseded_by.join("; ")));
-            }
-            if let Some(p) = &m.promotion {
-                facets.push(promotion_facet(p));
-            }
-            if let Some(w) = &m.why {
-                facets.push(format!("why: {w}"));
-            }
-            let _ = writeln!(
-                s,
-                "## {}\n{}\n({})\n",
-                self.bold(mm.title.as_deref().unwrap_or("(untitled)")),
-                self.dim(&mm.path),
-                facets.join(" · ")
-            );
-            // Body headings are demoted so `##` only ever marks an entry.
-            for line in m.text().lines() {
-                let hashes = line.chars().take_while(|&c| c == '#').count();
-                if (1..=4).contains(&hashes) && line[hashes..].starts_with(' ') {
-                    let _ = writeln!(s, "{}{}", "#".repeat((hashes + 3).min(6)), &line[hashes..]);
-                } else {
-                    let _ = writeln!(s, "{line}");
-                }
-            }
-        }
-        let unserved: Vec<&str> = r
-            .memories
-            .iter()
-            .filter_map(|m| m.promotion.as_ref())
-            .filter(|p| !p.is_served())
-            .map(promotion_status)
-            .collect();
-        if !unserved.is_empty() {
-            let _ = writeln!(
-                s,
-                "\n{} of these {} been promoted into the vault's notes but could not be served here ({}); the capture body is shown. The promoted note wins on any conflict: read it directly.",
-                unserved.len(),
-                if unserved.len() == 1 { "has" } else { "have" },
-                unserved.join(", ")
-            );
-        }
-        if r.withheld > 0 && !r.withheld_reasons.is_empty() {
-            let _ = writeln!(
-                s,
-                "\n{} withheld. Reasons: {}",
-                plural(r.withheld, "memory", "memories"),
-                r.withheld_reasons.join("; ")
-            );
-        }
-        emit(&s)
+        emit(&r.to_text())
     }
 
     pub fn expand(&self, e: &mindex::Expansion) -> anyhow::Result<()> {
         if self.json {
             return emit_json(e);
         }
-        let mut s = String::new();
-        let _ = writeln!(s, "# {}  ({})", self.bold(&e.label), e.scope);
-        let _ = writeln!(s, "{}", e.description.as_deref().unwrap_or("Vault note"));
-        let _ = write!(s, "\n## Links out ({} visible", e.links_out.len());
-        if e.links_out_hidden > 0 {
-            let _ = write!(s, ", {} outside your scope", e.links_out_hidden);
-        }
-        s.push_str(")\n");
-        if e.links_out.is_empty() {
-            s.push_str("- (none visible)\n");
-        }
-        for l in &e.links_out {
-            let _ = writeln!(s, "- {}  {}", l.label, self.dim(&l.path));
-        }
-        let _ = writeln!(s, "\n## Linked from ({})", e.linked_from.len());
-        if e.linked_from.is_empty() {
-            s.push_str("- (none visible)\n");
-        }
-        for l in &e.linked_from {
-            let _ = writeln!(s, "- {}  {}", l.label, self.dim(&l.path));
-        }
-        emit(&s)
+        emit(&e.to_text())
     }
 
     pub fn audit(&self, a: &mindex::GraphAudit) -> anyhow::Result<()> {
         if self.json {
             return emit_json(a);
         }
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "{} checked: {} orphaned, {}.",
-            plural(a.notes, "note", "notes"),
-            a.orphans.len(),
-            plural(a.broken.len(), "broken link", "broken links")
-        );
-        if !a.orphans.is_empty() {
-            s.push_str("\nOrphans (nothing links to them):\n");
-            for o in &a.orphans {
-                let _ = writeln!(s, "- {o}");
-            }
-        }
-        if !a.broken.is_empty() {
-            s.push_str("\nBroken links:\n");
-            for b in &a.broken {
-                let _ = writeln!(s, "- {} → [[{}]]", b.from, b.target);
-            }
-        }
-        emit(&s)
+        emit(&a.to_text())
     }
 
     pub fn health(&self, h: &mindex::Health) -> anyhow::Result<()> {
         if self.json {
             return emit_json(h);
         }
-        let mut s = String::new();
-        let _ = writeln!(s, "Vault: {}", h.vault.display());
-        match &h.caller.project {
-            Some(p) => {
-                let from = match h.caller.source {
-                    mindex::CallerSource::Explicit => "given with --caller",
-                    mindex::CallerSource::Declared => "from the .mindex-project file",
-                    _ => "folder name",
-                };
-                let _ = writeln!(s, "Caller: {p} ({from})");
-            }
-            None => s.push_str(
-                "Caller: ANONYMOUS (no project — only general-scope memories are visible)\n",
-            ),
-        }
-        if h.caller.platforms.is_empty() {
-            s.push_str("Platforms: (none declared)\n");
-        } else {
-            let _ = writeln!(s, "Platforms: {}", h.caller.platforms.join(", "));
-        }
-        let _ = writeln!(
-            s,
-            "Memory root: {}/ ({}, {})",
-            h.memory_root.root,
-            plural(h.memories, "memory", "memories"),
-            h.memory_root.source
-        );
-        let _ = write!(
-            s,
-            "Parsed store: {}",
-            plural(h.parsed.size, "entry", "entries")
-        );
-        if h.parsed.stale > 0 {
-            let _ = write!(
-                s,
-                " ({} served from an older parse — check permissions)",
-                h.parsed.stale
-            );
-        }
-        s.push('\n');
-        let _ = writeln!(
-            s,
-            "Exposed roots: {} [{}]",
-            h.exposed_roots.join(", "),
-            serde_json::to_value(h.roots_source)?
-                .as_str()
-                .unwrap_or_default()
-        );
-        let _ = writeln!(
-            s,
-            "Search index: {} · {}",
-            h.indexed_notes
-                .map_or("none yet".to_string(), |n| plural(n, "note", "notes")),
-            h.vectors
-                .map_or("no vectors (lexical only)".to_string(), |n| plural(
-                    n, "vector", "vectors"
-                ))
-        );
-        if h.promotions_served + h.promotions_named_only > 0 {
-            let _ = write!(
-                s,
-                "Promotions: {} servable, {} named only",
-                h.promotions_served, h.promotions_named_only
-            );
-            if h.promotions_named_only > 0 {
-                s.push_str(
-                    " (add an anchor — #^id or #Heading — so recall serves the promoted text)",
-                );
-            }
-            s.push('\n');
-        }
-        if h.warnings.is_empty() {
-            s.push_str("\nNo warnings.\n");
-        } else {
-            s.push_str("\nWarnings:\n");
-            for w in &h.warnings {
-                let _ = writeln!(s, "- {w}");
-            }
-        }
-        if !h.notes.is_empty() {
-            s.push_str("\nNotes:\n");
-            for n in &h.notes {
-                let _ = writeln!(s, "- {n}");
-            }
-        }
-        emit(&s)
+        emit(&h.to_text())
     }
 
     fn hits_text(&self, hits: &[Hit], s: &mut String, mut extra: impl FnMut(usize, &mut String)) {
@@ -768,73 +565,6 @@ impl Out {
 }
 
 /// Scores with about four significant digits (BM25 ~10, cosine ~0.5, RRF ~0.03).
-fn promotion_status(p: &mindex::Promotion) -> &'static str {
-    use mindex::Promotion as P;
-    match p {
-        P::Served { .. } => "served",
-        P::NoAnchor { .. } => "no anchor",
-        P::NotExposed { .. } => "outside the exposed roots",
-        P::Unreadable { .. } => "unreadable",
-        P::StaleAnchor { .. } => "stale anchor",
-        _ => "unreadable marker",
-    }
-}
-
-fn promotion_facet(p: &mindex::Promotion) -> String {
-    use mindex::Promotion as P;
-    let note = |n: &str| n.trim_end_matches(".md").to_string();
-    match p {
-        P::Served {
-            note: n,
-            kind,
-            anchor,
-            truncated,
-            ..
-        } => {
-            let sep = if *kind == mindex::AnchorKind::Block {
-                "#^"
-            } else {
-                "#"
-            };
-            format!(
-                "promoted text from {}{sep}{anchor}{}",
-                note(n),
-                if *truncated {
-                    " (TRUNCATED to the served cap)"
-                } else {
-                    ""
-                }
-            )
-        }
-        P::NoAnchor { note: n } => {
-            format!("promoted to {} (no anchor; capture body shown)", note(n))
-        }
-        P::StaleAnchor {
-            note: n,
-            kind,
-            anchor,
-        } => {
-            let sep = if *kind == mindex::AnchorKind::Block {
-                "^"
-            } else {
-                "#"
-            };
-            format!(
-                "promoted to {}, anchor {sep}{anchor} STALE (capture body shown)",
-                note(n)
-            )
-        }
-        P::NotExposed { note: n } => format!(
-            "promoted to {}, outside the exposed roots (capture body shown)",
-            note(n)
-        ),
-        P::Unreadable { note: n } => {
-            format!("promoted to {}, unreadable (capture body shown)", note(n))
-        }
-        _ => "promoted, but the marker is unreadable (capture body shown)".to_string(),
-    }
-}
-
 fn fmt_score(s: f32) -> String {
     if s.abs() >= 10.0 {
         format!("{s:.2}")

@@ -22,6 +22,7 @@ use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
 mod agent;
+mod render;
 mod work;
 
 pub use agent::{
