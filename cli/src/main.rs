@@ -241,6 +241,15 @@ enum Command {
     Audit,
     /// What an agent session sees: caller, memory store, exposed roots, index; with warnings.
     Health,
+    /// Serve the vault to an agent as an MCP server on stdio (newline-delimited JSON-RPC).
+    Mcp {
+        /// Milliseconds a tool call waits for the client's roots (the caller's identity).
+        #[arg(long, default_value_t = 2000)]
+        identity_timeout_ms: u64,
+        /// Never load the embedding model (lexical search only).
+        #[arg(long)]
+        no_vectors: bool,
+    },
     /// Quality harness: index a BEIR-format collection in a temporary vault and report nDCG@10,
     /// MRR@10 and recall@100 per mode.
     Eval {
@@ -366,6 +375,29 @@ fn text_arg(s: &str) -> anyhow::Result<String> {
     } else {
         Ok(s.to_string())
     }
+}
+
+/// Runs the MCP server on stdin/stdout until stdin ends, then waits for requests in flight.
+fn serve_mcp(vault: Vault, opts: mindex::McpOptions) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let out = std::sync::Mutex::new(std::io::stdout());
+    let server = mindex::McpServer::new(vault, opts, move |line: &str| {
+        let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+        // A closed stdout means the client is gone; nothing useful remains to do with the error.
+        let _ = writeln!(o, "{line}").and_then(|()| o.flush());
+    });
+    let mut pending = Vec::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if let Some(h) = server.handle_line(&line) {
+            pending.push(h);
+        }
+        pending.retain(|h| !h.is_finished());
+    }
+    for h in pending {
+        let _ = h.join();
+    }
+    Ok(())
 }
 
 /// Exit status of a refused write.
@@ -678,6 +710,19 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let vault = open(cli)?;
             let a = vault.graph_audit()?;
             out.audit(&a)
+        }
+        Command::Mcp {
+            identity_timeout_ms,
+            no_vectors,
+        } => {
+            let vault = open(cli)?;
+            serve_mcp(
+                vault,
+                mindex::McpOptions {
+                    identity_timeout: std::time::Duration::from_millis(*identity_timeout_ms),
+                    use_vectors: !*no_vectors,
+                },
+            )
         }
         Command::Health => {
             let vault = open(cli)?;

@@ -37,6 +37,7 @@ mod identity;
 mod init;
 mod lexical;
 mod manifest;
+mod mcp;
 mod memory;
 mod note;
 mod query;
@@ -57,6 +58,7 @@ pub use identity::{Caller, CallerSource};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use manifest::Manifest;
+pub use mcp::{IDENTITY_TIMEOUT, INSTRUCTIONS, McpOptions, McpServer, PROTOCOL_VERSIONS, note_uri};
 pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
 pub use memory::{

@@ -836,10 +836,6 @@ static HOME_PATH: LazyLock<Regex> =
 /// Replaces local absolute paths in a message with `<path>` (§B.7): Windows drive paths, UNC
 /// paths and `/home/`, `/Users/`, `/users/`, `/root/` paths, each up to whitespace, a quote, a
 /// backtick or `)`. Vault-relative paths and `vault://` URIs are left alone.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "used by the MCP server (error sanitising)")
-)]
 pub(crate) fn sanitize(message: &str) -> String {
     let s = DRIVE_PATH.replace_all(message, "${1}<path>");
     let s = UNC_PATH.replace_all(&s, "${1}<path>");
