@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python wheel with maturin, installs it into a fresh virtualenv and runs the pytest
-# suite against it. Called by scripts/test.sh; prints pytest's summary line.
+# suites against it: the binding's tests, and `mindex mcp` driven by the official MCP Python SDK
+# (package `mcp`, pinned). Called by scripts/test.sh after `cargo test --release` (which builds
+# target/release/mindex); prints pytest's summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -18,6 +20,9 @@ rm -rf "$target/py/wheels"
 fresh="$(mktemp -d)"
 trap 'rm -rf "$fresh"' EXIT
 "$py" -m venv "$fresh/venv"
-"$fresh/venv/bin/pip" install --quiet --disable-pip-version-check "$target"/py/wheels/mindex-*.whl pytest
+[ -x "$target/release/mindex" ] || cargo build --release -p mindex-cli
+"$fresh/venv/bin/pip" install --quiet --disable-pip-version-check "$target"/py/wheels/mindex-*.whl pytest "mcp==2.3.0"
+repo="$PWD"
 cd "$fresh"  # import the installed wheel, never the source tree
-"$fresh/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/bindings/python/tests"
+MINDEX_BIN="$target/release/mindex" "$fresh/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  "$repo/bindings/python/tests" "$repo/cli/tests/mcp"

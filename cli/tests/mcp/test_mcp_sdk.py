@@ -1,0 +1,167 @@
+"""`mindex mcp` driven by the official MCP Python SDK (PyPI package `mcp`) over stdio:
+initialize (with roots), list and call every tool, read a resource, get a prompt.
+
+Needs MINDEX_BIN (the release `mindex` binary); scripts/mcp-test.sh sets it up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError as McpError
+
+BIN = os.environ.get("MINDEX_BIN", "mindex")
+TOOLS = {"search", "query", "get", "multi_get", "expand", "recall", "remember", "record_work", "health", "status"}
+
+
+@pytest.fixture()
+def vault(tmp_path: Path) -> Path:
+    v = tmp_path / "vault"
+    subprocess.run([BIN, "init", str(v)], check=True, capture_output=True)
+    subprocess.run([BIN, "update", "--vault", str(v), "-q"], check=True, capture_output=True)
+    return v
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def session_do(vault: Path, root: Path | None, body, stderr_path: Path):
+    """Starts `mindex mcp`, answers roots/list with `root`, runs `body(session)`."""
+
+    async def roots(_ctx):
+        if root is None:
+            return types.ListRootsResult(roots=[])
+        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri())])
+
+    params = StdioServerParameters(command=BIN, args=["mcp", "--vault", str(vault), "--no-vectors"])
+    with open(stderr_path, "w") as err:
+        async with stdio_client(params, errlog=err) as (read, write):
+            async with ClientSession(read, write, list_roots_callback=roots) as s:
+                init = await s.initialize()
+                return await body(s, init)
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def test_every_tool_resource_and_prompt(vault: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "atlas"
+    repo.mkdir()
+    errlog = tmp_path / "stderr.txt"
+
+    async def body(s: ClientSession, init):
+        out = {}
+        assert init.server_info.name == "mindex"
+        for phrase in ["personal knowledge vault", "claude.ai session URLs", "Claude-Session:",
+                       "Co-Authored-By:", "promote an inferred fact", "search", "expand"]:
+            assert phrase in init.instructions, phrase
+        tools = (await s.list_tools()).tools
+        assert {t.name for t in tools} == TOOLS
+        for t in tools:
+            assert t.annotations is not None and t.annotations.title, t.name
+            assert t.input_schema["type"] == "object"
+        ro = {t.name: t.annotations.read_only_hint for t in tools}
+        assert ro["search"] and ro["recall"] and not ro["remember"] and not ro["record_work"]
+
+        r = await s.call_tool("search", {"query": "connection pool exhausted", "limit": 3})
+        assert not r.is_error and "brain/Gotchas.md" in text_of(r)
+        assert r.structured_content["results"][0]["path"] == "brain/Gotchas.md"
+        r = await s.call_tool("query", {"searches": [{"type": "lex", "query": "idempotency key"},
+                                                     {"type": "vec", "query": "safe retries"}], "limit": 2})
+        assert not r.is_error and "brain/Patterns.md" in text_of(r)
+        r = await s.call_tool("get", {"path": "Patterns"})
+        assert not r.is_error and "Idempotency keys" in text_of(r)
+        r = await s.call_tool("get", {"path": "Home"})  # outside the exposed roots
+        assert r.is_error
+        r = await s.call_tool("multi_get", {"pattern": "brain/*.md"})
+        assert not r.is_error and "==> brain/Patterns.md <==" in text_of(r)
+        r = await s.call_tool("expand", {"note": "Key Decisions"})
+        assert not r.is_error and "Payments Migration" in text_of(r)
+        r = await s.call_tool("remember", {
+            "title": "MCP clients pass roots for identity",
+            "body": "The server reads the caller's project from the first MCP root, never from tool arguments.",
+            "confidence": "verified", "verification": "this test", "projects": ["atlas"]})
+        assert not r.is_error and text_of(r).startswith("Recorded: memories/"), text_of(r)
+        r = await s.call_tool("recall", {"query": "identity roots", "explain": True})
+        assert "MCP clients pass roots for identity" in text_of(r)
+        assert r.structured_content["caller"] == "atlas"
+        r = await s.call_tool("record_work", {"title": "Drive the server from the SDK",
+                                              "summary": "Added the SDK test.", "folder": "brain"})
+        assert not r.is_error and text_of(r).startswith("Recorded: brain/")
+        r = await s.call_tool("health", {})
+        assert "Caller: atlas" in text_of(r)
+        r = await s.call_tool("status", {})
+        assert r.structured_content["indexed"] is True
+
+        with pytest.raises(McpError) as e:
+            await s.call_tool("no_such_tool", {})
+        assert e.value.error.code == -32602
+        with pytest.raises(McpError) as e:
+            await s.call_tool("get", {})
+        assert e.value.error.code == -32602
+
+        res = (await s.list_resources()).resources
+        uris = [str(x.uri) for x in res]
+        assert all(u.startswith("vault://note/") for u in uris)
+        assert not any("memories/" in u or "Home.md" in u for u in uris)
+        spaced = next(u for u in uris if "%20" in u)
+        read = await s.read_resource(spaced)
+        assert str(read.contents[0].uri) == spaced and read.contents[0].text
+        with pytest.raises(McpError):
+            await s.read_resource("vault://note/Home.md")
+
+        prompts = (await s.list_prompts()).prompts
+        assert {p.name for p in prompts} == {"recall_topic", "prior_art"}
+        p = await s.get_prompt("prior_art", {"question": "should we shard the ledger?"})
+        assert "should we shard the ledger?" in p.messages[0].content.text
+        out["ok"] = True
+        return out
+
+    assert run(session_do(vault, repo, body, errlog))["ok"]
+    assert errlog.read_text() == "", "the server writes nothing to stderr"
+    log = (vault / ".mindex" / "audit.jsonl").read_text().splitlines()
+    actions = {json.loads(l)["action"] for l in log}
+    assert {"search", "get", "expand", "recall", "remember", "record_work", "resource_read", "resource_denied"} <= actions
+
+
+def test_anonymous_client_sees_general_memories_only(vault: Path, tmp_path: Path) -> None:
+    subprocess.run([BIN, "remember", "--vault", str(vault), "--caller", "atlas", "--title", "Atlas only lesson",
+                    "--body", "This lesson is scoped to the atlas project and nobody else should see it.",
+                    "--confidence", "inferred"], check=True, capture_output=True)
+
+    async def body(s: ClientSession, _init):
+        r = await s.call_tool("recall", {})
+        return text_of(r)
+
+    text = run(session_do(vault, None, body, tmp_path / "e.txt"))
+    assert "Atlas only lesson" not in text
+    assert "no identity" in text or "No memories" in text
+
+    async def body2(s: ClientSession, _init):
+        r = await s.call_tool("remember", {"title": "Anonymous project lesson",
+            "body": "A project-scoped lesson from a session with no roots reaches nobody at all.",
+            "confidence": "inferred"})
+        return text_of(r)
+
+    text = run(session_do(vault, None, body2, tmp_path / "e2.txt"))
+    assert "reach nobody" in text
+
+
+def test_vault_itself_cannot_remember(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession, _init):
+        r = await s.call_tool("remember", {"title": "From inside", "confidence": "inferred",
+            "body": "A session running inside the vault must not write memories through the server."})
+        return text_of(r)
+
+    text = run(session_do(vault, vault, body, tmp_path / "e.txt"))
+    assert "inside the vault itself" in text
+    assert not (vault / "memories").exists()
