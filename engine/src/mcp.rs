@@ -446,7 +446,7 @@ impl McpServer {
     fn call_tool(&self, name: &str, args: &Value, caller: &Caller) -> RpcResult {
         let who = caller.project.as_deref();
         let log = self.vault.audit_log();
-        let r = match name {
+        match name {
             "search" | "query" => {
                 let limit = arg_usize(args, "limit", if name == "search" { 5 } else { 10 })?;
                 let subs: Vec<SubQuery> = if name == "search" {
@@ -643,8 +643,7 @@ impl McpServer {
                 Err(e) => Ok(tool_error(e.to_string())),
             },
             other => Err(invalid_params(format!("unknown tool {other}"))),
-        };
-        r
+        }
     }
 
     /// Runs the sub-queries over-fetching `max(limit × 4, 20)`, keeps only hits in visible notes,
@@ -941,4 +940,277 @@ pub fn tools() -> Vec<Value> {
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": annotations("Index status", true)}),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("vault");
+        crate::init_vault(&root, false).unwrap();
+        for name in ["atlas", "beacon"] {
+            std::fs::create_dir_all(d.path().join(name)).unwrap();
+        }
+        let vault = Vault::open(&root, crate::VaultOptions::default()).unwrap();
+        vault.update(&crate::NoProgress).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let s = McpServer::new(
+            vault,
+            McpOptions {
+                identity_timeout: Duration::from_millis(timeout_ms),
+                use_vectors: false,
+            },
+            move |line: &str| {
+                let _ = tx.lock().unwrap().send(serde_json::from_str(line).unwrap());
+            },
+        );
+        (d, s, rx)
+    }
+
+    fn call(s: &Arc<McpServer>, v: Value) {
+        if let Some(h) = s.handle_line(&v.to_string()) {
+            h.join().unwrap();
+        }
+    }
+
+    fn next(rx: &mpsc::Receiver<Value>) -> Value {
+        rx.recv_timeout(Duration::from_secs(10)).expect("a message")
+    }
+
+    fn roots_reply(d: &tempfile::TempDir, id: &Value, name: &str) -> Value {
+        let uri = format!("file://{}", d.path().join(name).display());
+        json!({"jsonrpc": "2.0", "id": id, "result": {"roots": [{"uri": uri}]}})
+    }
+
+    fn health_caller(s: &Arc<McpServer>, rx: &mpsc::Receiver<Value>, id: i64) -> Option<String> {
+        call(
+            s,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "health", "arguments": {}}}),
+        );
+        let r = next(rx);
+        assert_eq!(r["id"], id);
+        r["result"]["structuredContent"]["caller"]["project"]
+            .as_str()
+            .map(str::to_string)
+    }
+
+    #[test]
+    fn malformed_input_gets_errors_and_notifications_get_nothing() {
+        let (_d, s, rx) = server(50);
+        s.handle_line("");
+        s.handle_line("   ");
+        assert!(rx.try_recv().is_err(), "blank lines get no reply");
+        s.handle_line("{not json");
+        assert_eq!(next(&rx)["error"]["code"], -32700);
+        s.handle_line("[1, 2]");
+        assert_eq!(next(&rx)["error"]["code"], -32600);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#);
+        assert!(rx.try_recv().is_err());
+        call(&s, json!({"jsonrpc": "2.0", "id": 0, "method": "nope"}));
+        let r = next(&rx);
+        assert_eq!(
+            (r["id"].clone(), r["error"]["code"].clone()),
+            (json!(0), json!(-32601))
+        );
+        call(&s, json!({"jsonrpc": "2.0", "id": "abc", "method": "ping"}));
+        assert_eq!(next(&rx)["id"], "abc");
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "search", "arguments": "not an object"}}),
+        );
+        assert_eq!(next(&rx)["error"]["code"], -32602);
+        // Still serving.
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+        );
+        assert_eq!(next(&rx)["result"]["tools"].as_array().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn identity_from_roots_with_refresh() {
+        let (d, s, rx) = server(3000);
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18"}}),
+        );
+        let init = next(&rx);
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let req = next(&rx);
+        assert_eq!(req["method"], "roots/list");
+        let id = req["id"].clone();
+        assert!(id.as_i64().unwrap() > 10_000);
+        // A call made before the answer waits for it.
+        let s2 = s.clone();
+        let waiting = std::thread::spawn(move || {
+            s2.handle_line(
+                &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "health", "arguments": {}}})
+                .to_string(),
+            )
+            .unwrap()
+            .join()
+            .unwrap();
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        // An answer with another id is ignored.
+        s.handle_line(&roots_reply(&d, &json!(99), "beacon").to_string());
+        s.handle_line(&roots_reply(&d, &id, "atlas").to_string());
+        waiting.join().unwrap();
+        let mut got = [next(&rx), next(&rx)];
+        got.sort_by_key(|m| m.get("id").is_some());
+        assert_eq!(got[0]["method"], "notifications/resources/list_changed");
+        assert_eq!(
+            got[1]["result"]["structuredContent"]["caller"]["project"],
+            "atlas"
+        );
+        // roots/list_changed: a call during the refresh is served as the new root, never the old.
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+        let req = next(&rx);
+        assert_eq!(req["method"], "roots/list");
+        let s2 = s.clone();
+        let waiting = std::thread::spawn(move || health_caller_thread(&s2));
+        std::thread::sleep(Duration::from_millis(100));
+        s.handle_line(&roots_reply(&d, &req["id"], "beacon").to_string());
+        waiting.join().unwrap();
+        let mut got = [next(&rx), next(&rx)];
+        got.sort_by_key(|m| m.get("id").is_some());
+        assert_eq!(
+            got[1]["result"]["structuredContent"]["caller"]["project"],
+            "beacon"
+        );
+    }
+
+    fn health_caller_thread(s: &Arc<McpServer>) {
+        s.handle_line(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "health", "arguments": {}}})
+            .to_string(),
+        )
+        .unwrap()
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_client_that_never_answers_leaves_the_caller_anonymous() {
+        let (_d, s, rx) = server(100);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(next(&rx)["method"], "roots/list");
+        let t = Instant::now();
+        assert_eq!(health_caller(&s, &rx, 5), None);
+        assert!(t.elapsed() < Duration::from_secs(5), "the wait is bounded");
+    }
+
+    #[test]
+    fn empty_roots_identify_an_anonymous_caller() {
+        let (_d, s, rx) = server(3000);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let id = next(&rx)["id"].clone();
+        s.handle_line(
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"roots": "not an array"}}).to_string(),
+        );
+        let t = Instant::now();
+        assert_eq!(health_caller(&s, &rx, 6), None);
+        assert!(
+            t.elapsed() < Duration::from_millis(1500),
+            "identified: no wait"
+        );
+    }
+
+    #[test]
+    fn resources_stay_inside_the_policy() {
+        let (_d, s, rx) = server(50);
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list"}),
+        );
+        let list = next(&rx);
+        let uris: Vec<String> = list["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_string())
+            .collect();
+        assert!(uris.contains(&"vault://note/brain/Key%20Decisions.md".to_string()));
+        assert!(
+            !uris
+                .iter()
+                .any(|u| u.contains("Home.md") || u.contains("thinking/"))
+        );
+        for (uri, ok) in [
+            ("vault://note/brain/Key%20Decisions.md", true),
+            ("vault://note/brain/Key-Decisions.md", true),
+            ("vault://note/Home.md", false),
+            ("vault://note/brain/../Home.md", false),
+            ("file:///etc/passwd", false),
+            ("vault://other/x.md", false),
+        ] {
+            call(
+                &s,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uri}}),
+            );
+            let r = next(&rx);
+            if ok {
+                assert_eq!(
+                    r["result"]["contents"][0]["uri"], "vault://note/brain/Key%20Decisions.md",
+                    "{uri}"
+                );
+            } else {
+                assert_eq!(r["error"]["code"], -32602, "{uri}");
+                assert!(
+                    r["error"]["message"].as_str().unwrap().contains(uri),
+                    "the URI is kept"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn search_withholds_what_is_out_of_scope() {
+        let (_d, s, rx) = server(50);
+        // Home.md mentions the projects, but it is not exposed.
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "", "limit": 3}}}),
+        );
+        assert!(
+            next(&rx)["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("needs a query")
+        );
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "vault home start", "limit": 0}}}),
+        );
+        let r = next(&rx);
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("(no result"), "{text}");
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "query", "arguments": {"searches": [{"type": "sql", "query": "x"}]}}}),
+        );
+        assert_eq!(next(&rx)["error"]["code"], -32602);
+    }
+
+    #[test]
+    fn uris_encode_each_segment() {
+        assert_eq!(
+            note_uri("brain/Key Decisions.md"),
+            "vault://note/brain/Key%20Decisions.md"
+        );
+        assert_eq!(note_uri("a/b#c?.md"), "vault://note/a/b%23c%3F.md");
+    }
 }
