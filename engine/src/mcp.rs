@@ -13,7 +13,6 @@
 //!   arguments (-32602) get JSON-RPC errors; messages are sanitised of local paths; the server
 //!   keeps serving.
 
-use std::collections::HashSet;
 use std::fs;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -653,13 +652,9 @@ impl McpServer {
         subs: &[SubQuery],
         limit: usize,
     ) -> crate::Result<(Vec<Hit>, usize, usize, Vec<String>)> {
-        let allowed: HashSet<String> = self
-            .vault
-            .exposure()
-            .visible_files()
-            .into_iter()
-            .map(|f| f.rel)
-            .collect();
+        // Each hit is checked against the policy (roots, never-expose, private, memory root,
+        // symlink containment): a few syscalls per hit instead of enumerating the vault.
+        let ex = self.vault.exposure();
         let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
             self.embedder()
         } else {
@@ -677,7 +672,7 @@ impl McpServer {
             .hits
             .into_iter()
             .map(|h| h.hit)
-            .filter(|h| allowed.contains(&h.path))
+            .filter(|h| ex.may_read(&h.path).is_ok())
             .collect();
         let withheld = total - permitted.len();
         let shown = permitted.into_iter().take(limit).collect();
