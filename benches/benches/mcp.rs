@@ -92,7 +92,8 @@ fn main() -> anyhow::Result<()> {
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
     }
-    drop(send);
+    // The request closure holds stdin; end the server directly.
+    let _ = child.kill();
     let _ = child.wait();
     times.sort_by(f64::total_cmp);
 
