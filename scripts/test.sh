@@ -20,6 +20,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 # run real inference in tests.
 echo "==> cargo test"
 status=0
+# The C ABI tests link the C example against libmindex.so, which `cargo test` does not build
+# (the ffi crate is cdylib/staticlib only): build it first.
+cargo build --release -p mindex-ffi
 cargo test --release --workspace 2>&1 | tee "$log" || status=$?
 
 echo "==> Python wheel (maturin) in a fresh virtualenv, pytest"
