@@ -646,7 +646,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
             // Vectors order the memories when both they and the model exist; otherwise BM25.
-            let embedder = if query.is_some() && vault.status()?.vectors.is_some() {
+            let embedder = if query.is_some() && vault.vector_status().is_some() {
                 load_model(model.as_deref()).ok()
             } else {
                 None

@@ -1050,8 +1050,9 @@ impl Vault {
         })
     }
 
-    /// The vector store's summary, if `embed` ever ran.
-    pub(crate) fn vector_status(&self) -> Option<VectorStatus> {
+    /// The vector store's summary, if `embed` ever ran (reads one small file; unlike
+    /// [`Vault::status`] it does not walk the vault).
+    pub fn vector_status(&self) -> Option<VectorStatus> {
         fs::read(self.vectors_dir().join("meta.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())

@@ -358,9 +358,7 @@ impl PyVault {
     ) -> PyResult<Vec<PyHit>> {
         let model = match embedder {
             Some(e) => Some(e.inner.clone()),
-            None if self.inner.status().is_ok_and(|s| s.vectors.is_some()) => {
-                py.detach(|| self.default_model())
-            }
+            None if self.inner.vector_status().is_some() => py.detach(|| self.default_model()),
             None => None,
         };
         let v = self.inner.clone();
@@ -478,7 +476,7 @@ impl PyVault {
         let r = py
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
-                let has_vectors = self.inner.status().is_ok_and(|s| s.vectors.is_some());
+                let has_vectors = self.inner.vector_status().is_some();
                 let model = if query.is_some() && has_vectors {
                     self.default_model()
                 } else {
