@@ -43,10 +43,7 @@ fn row(name: &str, times: &[f64], target: Option<f64>) -> String {
 
 fn main() -> anyhow::Result<()> {
     // `cargo bench` passes `--bench`; ignore arguments.
-    let notes: usize = std::env::var("MINDEX_BENCH_NOTES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+    let notes = mindex_benches::env_usize("MINDEX_BENCH_NOTES", 10_000);
     let bin = mindex_bin()?;
     let dir = tempfile::tempdir()?;
     let root = dir.path().join("vault");

@@ -38,14 +38,8 @@ fn row(name: &str, t: &[f64], target: Option<f64>) -> String {
 }
 
 fn main() -> anyhow::Result<()> {
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(d)
-    };
-    let memories = env("MINDEX_BENCH_MEMORIES", 5000);
-    let notes = env("MINDEX_BENCH_NOTES", 1000);
+    let memories = mindex_benches::env_usize("MINDEX_BENCH_MEMORIES", 5000);
+    let notes = mindex_benches::env_usize("MINDEX_BENCH_NOTES", 1000);
     let dir = tempfile::tempdir()?;
     let root = dir.path().join("vault");
     let g = generate_vault(&root, notes, 7)?;

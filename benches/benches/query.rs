@@ -17,10 +17,7 @@ use mindex::{BertEmbedder, Embedder, NoProgress, Vault, VaultOptions, VectorWrit
 use mindex_benches::{Rng, generate_vault, mindex_bin, percentile};
 
 fn main() -> anyhow::Result<()> {
-    let notes: usize = std::env::var("MINDEX_BENCH_NOTES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+    let notes = mindex_benches::env_usize("MINDEX_BENCH_NOTES", 10_000);
     let bin = mindex_bin()?;
     let dir = tempfile::tempdir()?;
     let root = dir.path().join("vault");

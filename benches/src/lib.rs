@@ -376,6 +376,14 @@ pub fn mindex_bin() -> std::io::Result<PathBuf> {
     }
 }
 
+/// A count from the environment (`MINDEX_BENCH_NOTES` …), else `default`.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Percentile of a sorted slice (nearest rank).
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {

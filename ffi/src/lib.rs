@@ -232,6 +232,21 @@ unsafe fn req_str<'a>(
         .ok_or_else(|| err(mindex_code::NullArg, format!("`{name}` is NULL")))
 }
 
+/// Reads a required JSON argument.
+///
+/// # Safety
+/// As [`opt_str`].
+unsafe fn json_arg(
+    ptr: *const u8,
+    len: usize,
+    name: &str,
+) -> Result<serde_json::Value, Box<mindex_error>> {
+    // SAFETY: forwarded.
+    let text = unsafe { req_str(ptr, len, name) }?;
+    serde_json::from_str(text)
+        .map_err(|e| err(mindex_code::InvalidArgument, format!("`{name}`: {e}")))
+}
+
 /// Prepares an out-parameter: NULL is an error; otherwise it is set to NULL.
 ///
 /// # Safety
@@ -695,9 +710,7 @@ pub unsafe extern "C" fn mindex_vault_remember(
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
         let who = unsafe { caller_of(v, caller, caller_len) }?;
-        let text = unsafe { req_str(input_json, input_json_len, "input_json") }?;
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| err(mindex_code::InvalidArgument, format!("`input_json`: {e}")))?;
+        let value = unsafe { json_arg(input_json, input_json_len, "input_json") }?;
         let input = mindex::MemoryInput::from_json(&value);
         *slot = json_string(&v.inner.remember(&who, &input)?)?;
         Ok(())
@@ -783,9 +796,7 @@ pub unsafe extern "C" fn mindex_vault_record_work(
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
         let who = unsafe { caller_of(v, caller, caller_len) }?;
-        let text = unsafe { req_str(input_json, input_json_len, "input_json") }?;
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| err(mindex_code::InvalidArgument, format!("`input_json`: {e}")))?;
+        let value = unsafe { json_arg(input_json, input_json_len, "input_json") }?;
         let input = mindex::WorkInput::from_json(&value);
         *slot = json_string(&v.inner.record_work(&who, &input)?)?;
         Ok(())
