@@ -3,6 +3,7 @@
 //! Every command is a thin shell around one engine call: parse arguments, call, print (human text
 //! by default, one JSON document with `--json`).
 
+mod hook;
 mod output;
 
 use std::io::IsTerminal;
@@ -249,6 +250,13 @@ enum Command {
         /// Never load the embedding model (lexical search only).
         #[arg(long)]
         no_vectors: bool,
+    },
+    /// Lifecycle hook for Claude Code, Codex and Gemini CLI: reads the agent's JSON payload on
+    /// stdin and prints the envelope the agent takes. Events: session-start, user-prompt,
+    /// post-tool, pre-compact, stop (each agent's own event names work too). Always exits 0.
+    Hook {
+        /// The event.
+        event: String,
     },
     /// Quality harness: index a BEIR-format collection in a temporary vault and report nDCG@10,
     /// MRR@10 and recall@100 per mode.
@@ -724,6 +732,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 },
             )
         }
+        Command::Hook { event } => Ok(hook::run(event, cli.vault.as_deref())).map(|_| ()),
         Command::Health => {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
@@ -756,6 +765,9 @@ fn tune_allocator() {
 fn main() -> ExitCode {
     tune_allocator();
     let cli = Cli::parse();
+    if let Command::Hook { event } = &cli.command {
+        return hook::run(event, cli.vault.as_deref());
+    }
     match run(&cli) {
         Ok(code) => code,
         Err(e) => {

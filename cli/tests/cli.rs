@@ -140,7 +140,7 @@ fn get_multi_get_and_errors() {
     let v = dir.path().join("v");
     let vs = v.to_str().unwrap();
     ok(&["init", vs]);
-    let text = ok(&["get", "--vault", vs, "brain/Gotchas.md:7", "--lines", "1"]);
+    let text = ok(&["get", "--vault", vs, "brain/Gotchas.md:8", "--lines", "1"]);
     assert_eq!(text, "## Timezones in the billing export\n");
     let n = json(&["get", "--vault", vs, "--json", "Gotchas"]);
     assert_eq!(n["path"], "brain/Gotchas.md");
@@ -157,7 +157,7 @@ fn get_multi_get_and_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean: brain/Gotchas.md"));
 
     let items = json(&["multi-get", "--vault", vs, "--json", "brain/*.md"]);
-    assert_eq!(items.as_array().unwrap().len(), 4);
+    assert_eq!(items.as_array().unwrap().len(), 6);
     assert!(
         items
             .as_array()

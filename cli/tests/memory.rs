@@ -675,7 +675,7 @@ fn promoted_memories_serve_the_promoted_text() {
         rel
     };
     let served = write("Served one", "brain/Gotchas - Promoted#^om-corrected");
-    let outside = write("Outside one", "work/1-1/Sarah#^x");
+    let outside = write("Outside one", "thinking/Sarah#^x");
     let bare = write("Bare one", "brain/Gotchas - Promoted");
     let stale = write("Stale one", "brain/Gotchas - Promoted#^om-gone");
     let rc = f.json(&["recall", "--caller", "atlas"]);

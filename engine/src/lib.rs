@@ -33,6 +33,7 @@ mod embed;
 mod error;
 mod eval;
 mod exposure;
+pub mod hooks;
 mod identity;
 mod init;
 mod lexical;

@@ -276,9 +276,9 @@ fn get_and_multi_get() {
     assert_eq!(n.line_start, 1);
     assert_eq!(n.line_end, n.total_lines);
     // By name, and from a line.
-    let n = v.get("Patterns", Some(5), Some(2)).unwrap();
+    let n = v.get("Patterns", Some(6), Some(2)).unwrap();
     assert_eq!(n.path, "brain/Patterns.md");
-    assert_eq!((n.line_start, n.line_end), (5, 6));
+    assert_eq!((n.line_start, n.line_end), (6, 7));
     assert_eq!(n.text, "# Patterns\n");
     // Not found, with suggestions.
     let e = v.get("Patern", None, None).unwrap_err();
@@ -315,7 +315,7 @@ fn get_and_multi_get() {
     );
 
     let items = v.multi_get("brain/*.md", None).unwrap();
-    assert_eq!(items.len(), 4);
+    assert_eq!(items.len(), 6);
     let items = v.multi_get("work/**/*.md, Home", Some(600)).unwrap();
     let skipped = items
         .iter()

@@ -1,0 +1,161 @@
+//! `mindex hook <event>`: the agents' lifecycle hooks. All logic is in `mindex::hooks`; this reads
+//! stdin, finds the vault, prints the answer and starts the debounced background refresh.
+//!
+//! A hook never fails the agent's turn: whatever happens, it exits 0, and writes nothing to stderr
+//! unless `MINDEX_HOOK_DEBUG=1`.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mindex::hooks::{HookContext, HookEvent, claim_refresh, run_hook};
+
+/// How long a hook waits for the agent's payload on stdin.
+const STDIN_WAIT: Duration = Duration::from_secs(2);
+
+fn debug_on() -> bool {
+    ["MINDEX_HOOK_DEBUG", "HOOK_DEBUG"]
+        .iter()
+        .any(|k| std::env::var(k).is_ok_and(|v| v == "1"))
+}
+
+fn debug(msg: &str) {
+    if debug_on() {
+        eprintln!("[hook-debug {}] {msg}", mindex::hooks::iso_now());
+    }
+}
+
+/// The vault a hook works on: the agent's project folder (`CLAUDE_PROJECT_DIR`,
+/// `CODEX_PROJECT_DIR`, `GEMINI_PROJECT_DIR`; empty counts as unset), else `--vault` /
+/// `MINDEX_VAULT`, else the nearest vault upwards, else the current folder.
+fn hook_root(vault: Option<&Path>) -> PathBuf {
+    for key in [
+        "CLAUDE_PROJECT_DIR",
+        "CODEX_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+    ] {
+        if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
+            return PathBuf::from(v);
+        }
+    }
+    if let Some(v) = vault {
+        return v.to_path_buf();
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    mindex::find_vault_root(&cwd).unwrap_or(cwd)
+}
+
+/// The payload on stdin: skipped on a terminal, abandoned after [`STDIN_WAIT`].
+fn read_payload() -> Vec<u8> {
+    if std::io::stdin().is_terminal() {
+        return Vec::new();
+    }
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = std::io::stdin().lock().read_to_end(&mut buf);
+        let _ = tx.send(buf);
+    });
+    rx.recv_timeout(STDIN_WAIT).unwrap_or_else(|_| {
+        debug("no payload within 2 s; going on without one");
+        Vec::new()
+    })
+}
+
+/// Runs the hook for `event` and always returns success.
+pub fn run(event: &str, vault: Option<&Path>) -> ExitCode {
+    if !debug_on() {
+        // A panic must not print a backtrace into the agent's transcript.
+        std::panic::set_hook(Box::new(|_| {}));
+    }
+    if event == "refresh" {
+        refresh(&hook_root(vault));
+        return ExitCode::SUCCESS;
+    }
+    // Read the payload first, whatever the event: an agent writing to a hook that never reads
+    // would see a broken pipe.
+    let input = read_payload();
+    let Some(ev) = HookEvent::parse(event) else {
+        debug(&format!(
+            "unknown event {event:?}; expected one of session-start, user-prompt, post-tool, pre-compact, stop"
+        ));
+        return ExitCode::SUCCESS;
+    };
+    let root = hook_root(vault);
+    let mut ctx = HookContext::new(root.clone());
+    if ev == HookEvent::SessionStart {
+        ctx.env_file = std::env::var_os("CLAUDE_ENV_FILE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+    }
+    let outcome = match std::panic::catch_unwind(|| run_hook(ev, &input, &ctx)) {
+        Ok(o) => o,
+        Err(_) => {
+            debug("the hook panicked; answering with nothing");
+            return ExitCode::SUCCESS;
+        }
+    };
+    if !outcome.stdout.is_empty() {
+        // A closed stdout is the agent's business; never an error here.
+        let mut out = std::io::stdout().lock();
+        let _ = out
+            .write_all(outcome.stdout.as_bytes())
+            .and_then(|()| out.flush());
+    }
+    for d in &outcome.debug {
+        debug(d);
+    }
+    let refresh_off = std::env::var_os("MINDEX_HOOK_NO_REFRESH").is_some_and(|v| v == "1");
+    if outcome.refresh && !refresh_off && claim_refresh(&ctx) {
+        spawn_refresh(&root);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Starts `mindex hook refresh` detached: its own process group, no stdio, not waited for.
+fn spawn_refresh(root: &Path) {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut cmd = Command::new(exe);
+    cmd.arg("hook")
+        .arg("refresh")
+        .arg("--vault")
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        cmd.process_group(0);
+    }
+    match cmd.spawn() {
+        Ok(_) => debug("background refresh started"),
+        Err(e) => debug(&format!("background refresh did not start: {e}")),
+    }
+}
+
+/// The background refresh: bring the index up to date, then embed new chunks when the vault
+/// already has vectors and the model is installed. Another writer at work is not an error.
+fn refresh(root: &Path) {
+    let vault = match mindex::Vault::open(root, mindex::VaultOptions::default()) {
+        Ok(v) => v,
+        Err(e) => return debug(&format!("refresh: {e}")),
+    };
+    if let Err(e) = vault.update(&mindex::NoProgress) {
+        return debug(&format!("refresh update: {e}"));
+    }
+    if vault.vector_status().is_some() {
+        match mindex::BertEmbedder::load(&mindex::model_dir(None)) {
+            Ok(model) => {
+                if let Err(e) = vault.embed(&model, &mindex::NoProgress) {
+                    debug(&format!("refresh embed: {e}"));
+                }
+            }
+            Err(e) => debug(&format!("refresh embed skipped: {e}")),
+        }
+    }
+}

@@ -1,0 +1,1029 @@
+//! `mindex hook <event>` as the agents run it: a real process, the agent's JSON on stdin.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, SystemTime};
+
+use regex::Regex;
+use serde_json::Value;
+
+const EVENTS: [&str; 5] = [
+    "session-start",
+    "user-prompt",
+    "post-tool",
+    "pre-compact",
+    "stop",
+];
+
+fn hook_in(vault: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
+    cmd.args(["hook", event])
+        .env_remove("MINDEX_VAULT")
+        .env_remove("CODEX_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .env_remove("MINDEX_HOOK_DEBUG")
+        .env_remove("HOOK_DEBUG")
+        .env("CLAUDE_PROJECT_DIR", vault)
+        .env("MINDEX_HOOK_NO_REFRESH", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run mindex hook");
+    // A hook may answer before reading everything; that is not a failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{event}: hooks always exit 0");
+    assert!(
+        out.stderr.is_empty(),
+        "{event}: stderr must stay empty: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn hook(vault: &Path, event: &str, payload: &Value) -> String {
+    let out = hook_in(vault, event, payload.to_string().as_bytes(), &[]);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The `additionalContext` of a hook answer.
+fn context(stdout: &str) -> String {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn age(root: &Path, rel: &str, days: u64) {
+    let t = SystemTime::now() - Duration::from_secs(days * 86_400);
+    fs::File::options()
+        .write(true)
+        .open(root.join(rel))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn template_vault() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("vault");
+    mindex::init_vault(&v, false).unwrap();
+    (dir, v)
+}
+
+fn payloads(vault: &Path, transcript: &Path) -> Value {
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks/payloads.json"))
+            .unwrap()
+            .replace("@VAULT@", vault.to_str().unwrap())
+            .replace("@TRANSCRIPT@", transcript.to_str().unwrap());
+    serde_json::from_str(&text).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// session-start
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn session_start_on_a_minimal_vault_has_every_header_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hook(dir.path(), "session-start", &serde_json::json!({}));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let ctx = context(&out);
+    let mut at = 0;
+    for h in [
+        "## Session Context",
+        "### Date",
+        "### North Star (current goals)",
+        "### Brain Topics (read on demand)",
+        "### Recent Changes (last 48h)",
+        "### Open Tasks",
+        "### Active Work",
+        "### Vault File Listing",
+    ] {
+        let i = ctx[at..]
+            .find(h)
+            .unwrap_or_else(|| panic!("{h} after {at}: {ctx}"));
+        at += i + h.len();
+    }
+    assert!(ctx.contains("### North Star (current goals)\n(not found)"));
+    assert!(ctx.contains("(no open tasks)"));
+    let date =
+        Regex::new(r"### Date\n\d{4}-\d{2}-\d{2} \((Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\)")
+            .unwrap();
+    assert!(date.is_match(&ctx), "{ctx}");
+}
+
+#[test]
+fn open_tasks_brain_index_and_md_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "work/active/project-x.md",
+        "# X\n- [ ] do the thing\n- [x] finished thing\n",
+    );
+    write(
+        root,
+        "brain/Shouting.MD",
+        "---\ndescription: loud\n---\n- a point\n",
+    );
+    write(
+        root,
+        "brain/North Star.md",
+        "---\ndescription: x\n---\n# NS\n## Current Focus\n- ~~old goal~~\n- new goal\n",
+    );
+    let ctx = context(&hook(
+        root,
+        "session-start",
+        &serde_json::json!({"source": "startup"}),
+    ));
+    assert!(
+        ctx.contains("work/active/project-x.md:\n  - [ ] do the thing"),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("finished thing"));
+    assert!(ctx.contains("- [[Shouting]] — loud"), "{ctx}");
+    assert!(ctx.contains("./brain/Shouting.MD"));
+    assert!(
+        ctx.contains("## Current Focus\n_(1 completed item(s) hidden"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("- new goal") && !ctx.contains("old goal"));
+    assert!(ctx.contains("- project-x"), "active work: {ctx}");
+}
+
+#[test]
+fn listing_collapses_big_flat_folders_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for i in 0..40 {
+        write(root, &format!("people/P{i:02}.md"), "x");
+    }
+    for i in 0..3 {
+        write(root, &format!("small/S{i}.md"), "x");
+    }
+    for i in 0..30 {
+        write(root, &format!("tree/sub{}/T{i:02}.md", i % 2), "x");
+    }
+    for i in 0..10 {
+        write(root, &format!("tree/T{i:02}.md"), "x");
+    }
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(
+        ctx.contains("./people/ — 40 notes (listing collapsed"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("./small/S0.md"), "3 notes stay expanded");
+    assert!(
+        ctx.contains("./tree/T00.md"),
+        "a folder with subfolders never collapses on size"
+    );
+    assert!(
+        ctx.contains("./tree/sub0/ — 15 notes"),
+        "leaf folders collapse"
+    );
+
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"listing_collapse_threshold": 2}"#,
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("./small/ — 3 notes"), "{ctx}");
+
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        write(dir.path(), &format!("f/N{i:02}.md"), "x");
+    }
+    let ctx = context(&hook(dir.path(), "session-start", &serde_json::json!({})));
+    assert!(
+        !ctx.contains("collapsed"),
+        "12 notes under threshold 12 stay"
+    );
+    write(dir.path(), "f/N12.md", "x");
+    let ctx = context(&hook(dir.path(), "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("./f/ — 13 notes"), "13 collapse");
+}
+
+#[test]
+fn budget_meter_and_degradation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "work/active/A.md", "- [ ] task\n");
+    for i in 0..5 {
+        write(root, &format!("notes/N{i}.md"), "x");
+    }
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    let meter = Regex::new(r"^_context injected: \d+\.\dkB_$").unwrap();
+    assert!(meter.is_match(ctx.lines().last().unwrap()), "{ctx}");
+    assert!(ctx.ends_with(&format!("\n\n{}", ctx.lines().last().unwrap())));
+
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"eager_layer_budget_bytes": 400}"#,
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    let last = ctx.lines().last().unwrap();
+    assert!(
+        last.contains(" / 0.4kB budget — collapsed: Vault File Listing"),
+        "{last}"
+    );
+    assert!(
+        ctx.contains("### Vault File Listing\n(Over budget"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("### Date\n"));
+    assert!(ctx.contains("- [ ] task"), "open tasks never degrade");
+
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"eager_layer_budget_bytes": 5000000}"#,
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    let last = ctx.lines().last().unwrap();
+    assert!(
+        last.ends_with("/ 9.0kB budget (set 5000.0kB, clamped to the hook output cap)_"),
+        "{last}"
+    );
+    assert!(!last.contains("collapsed"));
+}
+
+#[test]
+fn session_start_always_fits_the_hook_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Open tasks never degrade; a thousand of them still fit, cut on a line and marked.
+    let tasks: String = (0..1000)
+        .map(|i| format!("- [ ] task number {i} \"quoted\"\n"))
+        .collect();
+    for i in 0..20 {
+        write(root, &format!("work/active/Project {i}.md"), &tasks);
+        write(root, &format!("Root Note {i}.md"), &tasks);
+    }
+    for d in 0..200 {
+        write(root, &format!("area{d}/sub/Note.md"), "x");
+        write(
+            root,
+            &format!("area{d}/Note {d} with a long name to fill the listing.md"),
+            "x",
+        );
+    }
+    for source in ["startup", "resume", "compact", "clear"] {
+        let out = hook(
+            root,
+            "session-start",
+            &serde_json::json!({"source": source}),
+        );
+        assert!(
+            out.chars().count() < 10_000,
+            "{source}: {} chars",
+            out.chars().count()
+        );
+        let ctx = context(&out);
+        let last = ctx.lines().last().unwrap();
+        assert!(last.starts_with("_context injected: "), "{last}");
+    }
+}
+
+#[test]
+fn resume_and_compact_reinject_only_the_volatile_sections() {
+    let (_d, v) = template_vault();
+    for source in ["resume", "compact"] {
+        let ctx = context(&hook(
+            &v,
+            "session-start",
+            &serde_json::json!({"source": source}),
+        ));
+        assert!(ctx.contains("### Context Pointer"), "{ctx}");
+        assert!(ctx.contains("### Open Tasks") && ctx.contains("### Active Work"));
+        assert!(
+            !ctx.contains("### North Star") && !ctx.contains("### Vault File Listing"),
+            "{ctx}"
+        );
+    }
+    let ctx = context(&hook(
+        &v,
+        "session-start",
+        &serde_json::json!({"source": "clear"}),
+    ));
+    assert!(ctx.contains("### North Star") && !ctx.contains("### Context Pointer"));
+}
+
+#[test]
+fn session_start_exports_the_vault_to_the_env_file() {
+    let (d, v) = template_vault();
+    let env_file = d.path().join("env.sh");
+    hook_in(
+        &v,
+        "session-start",
+        b"{}",
+        &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
+    );
+    let text = fs::read_to_string(&env_file).unwrap();
+    assert_eq!(text, format!("export MINDEX_VAULT='{}'\n", v.display()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// user-prompt
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn user_prompt_classifies_and_stays_silent_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let out = hook(
+        root,
+        "user-prompt",
+        &serde_json::json!({"prompt": "we decided to use React"}),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    assert!(context(&out).contains("DECISION"));
+    assert_eq!(
+        hook(
+            root,
+            "user-prompt",
+            &serde_json::json!({"prompt": "hello world"})
+        ),
+        ""
+    );
+    for bad in [
+        &b"{not json"[..],
+        b"{\"prompt\": \"we deci",
+        b"",
+        b"{\"prompt\": 42}",
+        b"{}",
+    ] {
+        let out = hook_in(root, "user-prompt", bad, &[]);
+        assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(bad));
+    }
+    let out = hook(
+        root,
+        "user-prompt",
+        &serde_json::json!({"prompt": "我们决定了", "hook_event_name": "BeforeAgent"}),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+}
+
+#[test]
+fn hints_are_given_once_per_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let p = serde_json::json!({"prompt": "we decided; it shipped", "session_id": "s1"});
+    let first = context(&hook(root, "user-prompt", &p));
+    assert!(
+        first.contains("DECISION") && first.contains("WIN") && first.contains("PROJECT UPDATE")
+    );
+    assert_eq!(
+        hook(root, "user-prompt", &p),
+        "",
+        "the same hints again are dropped"
+    );
+    let other = serde_json::json!({"prompt": "sev1 outage and we decided", "session_id": "s1"});
+    let ctx = context(&hook(root, "user-prompt", &other));
+    assert!(
+        ctx.contains("INCIDENT") && !ctx.contains("DECISION"),
+        "{ctx}"
+    );
+    let s2 = serde_json::json!({"prompt": "we decided", "session_id": "s2"});
+    assert!(context(&hook(root, "user-prompt", &s2)).contains("DECISION"));
+    // A corrupt state file fails open: hints are shown.
+    fs::write(root.join(".mindex/hooks/hint-state.json"), "garbage").unwrap();
+    assert!(context(&hook(root, "user-prompt", &p)).contains("DECISION"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// post-tool
+// ---------------------------------------------------------------------------------------------
+
+fn post(root: &Path, file: &str) -> String {
+    hook(
+        root,
+        "post-tool",
+        &serde_json::json!({"tool_name": "Write", "tool_input": {"file_path": file}}),
+    )
+}
+
+#[test]
+fn post_tool_checks_notes_and_skips_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let r = |rel: &str| root.join(rel).to_str().unwrap().to_string();
+    for (rel, text) in [
+        ("notes.txt", "x"),
+        ("README.md", "x"),
+        ("README.ja.md", "x"),
+        ("CHANGELOG.md", "x"),
+        (".claude/commands/x.md", "x"),
+        ("templates/T.md", "x"),
+        ("thinking/idea.md", "x"),
+    ] {
+        write(root, rel, text);
+        assert_eq!(post(root, &r(rel)), "", "{rel}");
+    }
+    assert_eq!(
+        post(root, &format!("{}\\.claude\\x.md", root.display())),
+        ""
+    );
+    assert_eq!(
+        post(root, &r("work/missing.md")),
+        "",
+        "a missing file is silent"
+    );
+    assert_eq!(
+        post(root, "/elsewhere/outside.md"),
+        "",
+        "outside the vault is silent"
+    );
+
+    write(root, "work/active/Bare.md", "# Bare\nno frontmatter");
+    let ctx = context(&post(root, &r("work/active/Bare.md")));
+    assert!(
+        ctx.contains("Vault hygiene warnings for `Bare.md`:\n  - Missing YAML frontmatter"),
+        "{ctx}"
+    );
+    assert!(ctx.ends_with("Fix these before moving on."));
+
+    write(
+        root,
+        "work/active/Half.md",
+        &format!("---\ntitle: x\n---\n{}", "words ".repeat(60)),
+    );
+    let ctx = context(&post(root, &r("work/active/Half.md")));
+    for w in [
+        "Missing `tags`",
+        "Missing `description`",
+        "Missing `date`",
+        "No [[wikilinks]]",
+    ] {
+        assert!(ctx.contains(w), "{w}: {ctx}");
+    }
+
+    write(
+        root,
+        "work/active/Good.md",
+        "---\ndate: 2026-12-03\ndescription: fine\ntags: [x]\n---\nSee [[Home]].\n",
+    );
+    assert_eq!(
+        post(root, &r("work/active/Good.md")),
+        "",
+        "a well-formed note is silent"
+    );
+
+    write(
+        root,
+        "work/active/Ticket.md",
+        "---\ndate: 2026-12-03\ndescription: d\ntags: [x]\n---\nSee [[PROJ-123]].\n",
+    );
+    let v: Value = serde_json::from_str(&post(root, &r("work/active/Ticket.md"))).unwrap();
+    let p = &v["hookSpecificOutput"]["policyResults"][0];
+    assert_eq!(p["policy_id"], "phantom-edge");
+    assert_eq!(p["classification"], "ticket-id-wikilink");
+    assert_eq!(p["path"], "work/active/Ticket.md");
+
+    write(
+        root,
+        "reference/Huge.md",
+        &format!(
+            "---\ndate: x\ndescription: d\ntags: [x]\n---\n[[Home]]\n{}",
+            "y".repeat(26_000)
+        ),
+    );
+    let v: Value = serde_json::from_str(&post(root, &r("reference/Huge.md"))).unwrap();
+    assert!(context(&v.to_string()).contains("past the 25KB organisation threshold"));
+    assert_eq!(
+        v["hookSpecificOutput"]["policyResults"][0]["classification"],
+        "oversized-note"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["policyResults"][0]["action"],
+        "flag"
+    );
+}
+
+#[test]
+fn post_tool_guards_the_agents_private_memory_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    fs::create_dir_all(&vault).unwrap();
+    for p in [
+        "/home/u/.claude/projects/-home-u-repo/memory/notes.md",
+        r"C:\Users\u\.claude\projects\repo\memory\notes.md",
+        "/home/u/.claude/projects/repo/other/../memory/notes.md",
+    ] {
+        let v: Value =
+            serde_json::from_str(&post(&vault, p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let pr = &v["hookSpecificOutput"]["policyResults"][0];
+        assert_eq!(pr["policy_id"], "memory-location", "{p}");
+        assert_eq!(pr["classification"], "misplaced-memory");
+        assert_eq!(pr["suggested_target"], "brain/");
+        assert_eq!(pr["action"], "warn");
+        assert!(context(&v.to_string()).contains("brain/Gotchas.md"));
+    }
+    for p in [
+        "/home/u/.claude/projects/repo/memory/MEMORY.md",
+        "/home/u/.claude/projects/repo/notes.md",
+        "/home/u/.claude/projects/repo/memory/../notes.md",
+    ] {
+        assert_eq!(post(&vault, p), "", "{p}");
+    }
+    write(
+        &vault,
+        "memory/notes.md",
+        "---\ndate: x\ndescription: d\ntags: [x]\n---\n[[Home]]\n",
+    );
+    assert_eq!(
+        post(&vault, vault.join("memory/notes.md").to_str().unwrap()),
+        ""
+    );
+}
+
+#[test]
+fn post_tool_flags_a_topic_cluster_forming() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let note = "---\ndate: x\ndescription: d\ntags: [x]\n---\n[[Home]]\n";
+    for n in [
+        "Billing Export",
+        "Billing Retry",
+        "Search Index",
+        "Mobile Offline",
+        "Hiring Plan",
+    ] {
+        write(root, &format!("work/active/{n}.md"), note);
+    }
+    let v: Value = serde_json::from_str(&post(
+        root,
+        root.join("work/active/Billing Retry.md").to_str().unwrap(),
+    ))
+    .unwrap();
+    let pr = &v["hookSpecificOutput"]["policyResults"][0];
+    assert_eq!(pr["policy_id"], "topic-cluster");
+    assert_eq!(pr["suggested_target"], "work/active/Billing/");
+    assert!(context(&v.to_string()).contains("joins 1 loose sibling(s)"));
+    assert_eq!(
+        post(
+            root,
+            root.join("work/active/Hiring Plan.md").to_str().unwrap()
+        ),
+        ""
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// stop
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn stop_reentry_prints_exactly_empty_braces() {
+    let dir = tempfile::tempdir().unwrap();
+    for p in [r#"{"stop_hook_active":true}"#, r#"{"stopHookActive":true}"#] {
+        let out = hook_in(dir.path(), "stop", p.as_bytes(), &[]);
+        assert_eq!(out.stdout, b"{}");
+    }
+    let mut answers = Vec::new();
+    for p in [
+        &br#"{"stop_hook_active":false}"#[..],
+        br#"{"stop_hook_active":"true"}"#,
+        b"{}",
+        b"garbage",
+        b"",
+    ] {
+        let out = hook_in(dir.path(), "stop", p, &[]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.starts_with(r#"{"systemMessage":"Session end checklist:"#),
+            "{text}"
+        );
+        assert!(!text.ends_with('\n'));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert!(!v["systemMessage"].as_str().unwrap().ends_with('\n'));
+        answers.push(text);
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn stop_report_is_shown_once_handed_to_the_next_prompt_and_again_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "work/active/Old.md", "---\nstatus: done\n---\n");
+    let stop = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop"});
+    let first: Value = serde_json::from_str(&hook(root, "stop", &stop)).unwrap();
+    let msg = first["systemMessage"].as_str().unwrap();
+    assert!(msg.starts_with("Session end checklist:"));
+    assert!(
+        msg.contains("finished note(s) still in work/active/"),
+        "{msg}"
+    );
+    assert!(
+        !msg.contains("work/active/Old.md"),
+        "the summary has one line per section: {msg}"
+    );
+    assert_eq!(
+        hook(root, "stop", &stop),
+        "{}",
+        "the same report is not shown twice"
+    );
+
+    // The next prompt gets the full report, once.
+    let prompt = serde_json::json!({"session_id": "s1", "prompt": "hello there"});
+    let ctx = context(&hook(root, "user-prompt", &prompt));
+    assert!(ctx.contains("deal with the user's message first"), "{ctx}");
+    assert!(ctx.contains("   work/active/Old.md"), "{ctx}");
+    assert_eq!(hook(root, "user-prompt", &prompt), "", "delivered once");
+
+    // Another session sees it; a change shows it again.
+    assert_ne!(
+        hook(root, "stop", &serde_json::json!({"session_id": "s2"})),
+        "{}"
+    );
+    write(root, "work/active/Older.md", "---\nstatus: archived\n---\n");
+    assert_ne!(hook(root, "stop", &stop), "{}");
+
+    // SessionEnd has no next prompt: the full report goes out at once.
+    let end = serde_json::json!({"session_id": "s3", "hook_event_name": "SessionEnd"});
+    let v: Value = serde_json::from_str(&hook(root, "stop", &end)).unwrap();
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("   work/active/Old.md")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// pre-compact
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn pre_compact_backs_the_transcript_up_and_keeps_thirty() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let logs = root.join("thinking/session-logs");
+    fs::create_dir_all(&logs).unwrap();
+    for i in 0..35 {
+        let p = logs.join(format!("session_auto_20260101_0000{i:02}.jsonl"));
+        fs::write(&p, "{}").unwrap();
+        age(
+            root,
+            &format!("thinking/session-logs/session_auto_20260101_0000{i:02}.jsonl"),
+            40 - i,
+        );
+    }
+    let transcript = dir.path().join("t.jsonl");
+    fs::write(&transcript, "{\"type\":\"user\"}\n").unwrap();
+    let out = hook(
+        root,
+        "pre-compact",
+        &serde_json::json!({"transcript_path": transcript, "trigger": "manual"}),
+    );
+    assert_eq!(out, "", "pre-compact prints nothing");
+    let names: Vec<String> = fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 30, "{names:?}");
+    let backup = Regex::new(r"^session_manual_\d{8}_\d{6}\.jsonl$").unwrap();
+    let new: Vec<&String> = names.iter().filter(|n| backup.is_match(n)).collect();
+    assert_eq!(new.len(), 1, "{names:?}");
+    assert_eq!(
+        fs::read_to_string(logs.join(new[0])).unwrap(),
+        "{\"type\":\"user\"}\n"
+    );
+    assert!(
+        !names.contains(&"session_auto_20260101_000000.jsonl".to_string()),
+        "oldest pruned"
+    );
+    // No transcript, a missing transcript, no payload: quietly nothing.
+    for p in [
+        serde_json::json!({}),
+        serde_json::json!({"transcript_path": "/nope/t.jsonl"}),
+    ] {
+        assert_eq!(hook(root, "pre-compact", &p), "");
+    }
+    assert!(hook_in(root, "pre-compact", b"", &[]).stdout.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every event, any input
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn no_input_ever_fails_a_hook() {
+    let (_d, v) = template_vault();
+    let inputs: [&[u8]; 8] = [
+        b"",
+        b"\xff\xfe\x00",
+        b"[]",
+        b"null",
+        b"{\"tool_input\": null, \"prompt\": null}",
+        b"{\"tool_input\": {\"file_path\": 7}}",
+        b"{\"transcript_path\": \"../../../../etc/passwd\", \"trigger\": \"../x\"}",
+        b"{\"source\": {\"nested\": [1,2]}, \"session_id\": 5}",
+    ];
+    for ev in EVENTS
+        .iter()
+        .chain(&["SessionEnd", "BeforeAgent", "no-such-event"])
+    {
+        for input in inputs {
+            hook_in(&v, ev, input, &[]);
+        }
+    }
+    // The agent's `..` trigger never escapes the session-logs folder.
+    assert!(!v.join("thinking/x").exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The vault template, wired end to end
+// ---------------------------------------------------------------------------------------------
+
+/// (agent, config file, agent event → hook name).
+type Wiring = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+);
+
+fn wiring() -> Vec<Wiring> {
+    vec![
+        (
+            "claude",
+            ".claude/settings.json",
+            vec![
+                ("SessionStart", "session-start"),
+                ("UserPromptSubmit", "user-prompt"),
+                ("PostToolUse", "post-tool"),
+                ("PreCompact", "pre-compact"),
+                ("Stop", "stop"),
+            ],
+        ),
+        (
+            "codex",
+            ".codex/hooks.json",
+            vec![
+                ("SessionStart", "session-start"),
+                ("UserPromptSubmit", "user-prompt"),
+                ("PostToolUse", "post-tool"),
+                ("Stop", "stop"),
+            ],
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            vec![
+                ("SessionStart", "session-start"),
+                ("BeforeAgent", "user-prompt"),
+                ("AfterTool", "post-tool"),
+                ("PreCompress", "pre-compact"),
+                ("SessionEnd", "stop"),
+            ],
+        ),
+    ]
+}
+
+/// The commands an agent config runs for an event, with their matchers.
+fn commands(config: &Value, event: &str) -> Vec<(Option<String>, String)> {
+    let mut out = Vec::new();
+    for group in config["hooks"][event].as_array().into_iter().flatten() {
+        let matcher = group["matcher"].as_str().map(str::to_string);
+        for h in group["hooks"].as_array().into_iter().flatten() {
+            out.push((matcher.clone(), h["command"].as_str().unwrap().to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn template_agent_configs_call_mindex_hook_and_wire_stop_once() {
+    let (_d, v) = template_vault();
+    for (agent, file, events) in wiring() {
+        let config: Value = serde_json::from_str(&fs::read_to_string(v.join(file)).unwrap())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut stop_wired = 0;
+        for (event, name) in &events {
+            let cmds = commands(&config, event);
+            assert_eq!(cmds.len(), 1, "{agent} {event}: {cmds:?}");
+            let (matcher, cmd) = &cmds[0];
+            assert_eq!(cmd, &format!("mindex hook {name}"), "{agent} {event}");
+            if *name == "stop" {
+                stop_wired += 1;
+            }
+            if *event == "SessionStart" {
+                let m = matcher.clone().unwrap_or_default();
+                for source in ["startup", "resume", "clear", "compact"] {
+                    let hit = if agent == "gemini" {
+                        // Gemini compares a lifecycle matcher as an exact string; "" and "*" match all.
+                        m.is_empty() || m == "*" || m == source
+                    } else {
+                        Regex::new(&format!("^(?:{m})$")).unwrap().is_match(source)
+                    };
+                    assert!(hit, "{agent}: SessionStart matcher {m:?} misses {source}");
+                }
+            }
+        }
+        assert_eq!(stop_wired, 1, "{agent}");
+        let all = config["hooks"].as_object().unwrap();
+        let every: usize = all.keys().map(|e| commands(&config, e).len()).sum();
+        assert_eq!(every, events.len(), "{agent}: no other hooks wired");
+    }
+    let mcp: Value =
+        serde_json::from_str(&fs::read_to_string(v.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(mcp["mcpServers"]["mindex"]["command"], "mindex");
+    assert_eq!(
+        mcp["mcpServers"]["mindex"]["args"],
+        serde_json::json!(["mcp"])
+    );
+}
+
+/// Runs each agent's configured command through a shell, as the agent would, with that agent's
+/// recorded payloads.
+#[test]
+fn recorded_agent_payloads_through_the_template_wiring() {
+    let (d, v) = template_vault();
+    let transcript = d.path().join("transcript.jsonl");
+    fs::write(&transcript, "{\"type\":\"user\",\"message\":\"hi\"}\n").unwrap();
+    write(&v, "work/active/Ledger Cutover.md", "# Ledger Cutover\n");
+    let all = payloads(&v, &transcript);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_mindex")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut stops = Vec::new();
+    for (agent, file, events) in wiring() {
+        let config: Value =
+            serde_json::from_str(&fs::read_to_string(v.join(file)).unwrap()).unwrap();
+        let project_var = format!("{}_PROJECT_DIR", agent.to_uppercase());
+        for (event, name) in events {
+            let (_, cmd) = commands(&config, event).remove(0);
+            let payload = all[agent][name].to_string();
+            let mut child = Command::new("sh")
+                .arg("-c")
+                .arg(&cmd)
+                .current_dir(&v)
+                .env("PATH", &path)
+                .env_remove("CLAUDE_PROJECT_DIR")
+                .env(&project_var, &v)
+                .env("MINDEX_HOOK_NO_REFRESH", "1")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(out.status.code(), Some(0), "{agent} {event}");
+            assert!(
+                out.stderr.is_empty(),
+                "{agent} {event}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            match name {
+                "session-start" => {
+                    assert!(stdout.chars().count() < 10_000, "{agent}: {}", stdout.len());
+                    let v: Value = serde_json::from_str(&stdout).unwrap();
+                    assert_eq!(v["hookSpecificOutput"]["hookEventName"], event);
+                    assert!(context(&stdout).contains("### Open Tasks"));
+                }
+                "user-prompt" => {
+                    let v: Value = serde_json::from_str(&stdout).unwrap();
+                    assert_eq!(v["hookSpecificOutput"]["hookEventName"], event, "{agent}");
+                    let ctx = context(&stdout);
+                    assert!(
+                        ctx.contains("DECISION") && ctx.contains("PERSON CONTEXT"),
+                        "{agent}: {ctx}"
+                    );
+                }
+                "post-tool" => {
+                    let ctx = context(&stdout);
+                    assert!(
+                        ctx.contains("Ledger Cutover.md")
+                            && ctx.contains("Missing YAML frontmatter"),
+                        "{agent}: {ctx}"
+                    );
+                }
+                "pre-compact" => assert_eq!(stdout, "", "{agent}"),
+                "stop" => stops.push(stdout),
+                _ => unreachable!(),
+            }
+        }
+    }
+    let backups = fs::read_dir(v.join("thinking/session-logs"))
+        .unwrap()
+        .count();
+    assert!(backups >= 1, "pre-compact backed the transcript up");
+    // The Stop answer is the same bytes whichever agent asked.
+    assert_eq!(stops.len(), 3);
+    assert!(stops.windows(2).all(|w| w[0] == w[1]), "{stops:?}");
+    assert!(stops[0].starts_with(r#"{"systemMessage":"Session end checklist:"#));
+}
+
+#[test]
+fn agents_md_is_under_the_instruction_file_limit() {
+    let (_d, v) = template_vault();
+    let n = fs::metadata(v.join("AGENTS.md")).unwrap().len();
+    assert!(n < 22_000, "AGENTS.md is {n} bytes");
+    assert!(
+        n > 2_000,
+        "AGENTS.md is the operating manual, not a stub ({n} bytes)"
+    );
+}
+
+#[test]
+fn template_manifest_has_every_field_the_engine_reads() {
+    let (_d, v) = template_vault();
+    let m: Value =
+        serde_json::from_str(&fs::read_to_string(v.join("vault-manifest.json")).unwrap()).unwrap();
+    for key in [
+        "template",
+        "version",
+        "memory_root",
+        "mcp_exposed_roots",
+        "mcp_never_expose",
+        "mcp_inbox",
+        "user_content_roots",
+        "open_loop_dirs",
+        "open_loop_sections",
+        "eager_layer_budget_bytes",
+        "listing_collapse_threshold",
+        "infrastructure",
+    ] {
+        assert!(!m[key].is_null(), "vault-manifest.json lacks {key}");
+    }
+    for dir in [
+        "brain",
+        "work/active",
+        "work/archive",
+        "work/incidents",
+        "work/1-1",
+        "work/meetings",
+        "org",
+        "perf",
+        "reference",
+        "thinking",
+        "templates",
+        "bases",
+    ] {
+        assert!(v.join(dir).is_dir(), "{dir}");
+    }
+    for absent in ["memories", "projects", "inbox"] {
+        assert!(
+            !v.join(absent).exists(),
+            "{absent} is created on first write"
+        );
+    }
+}
+
+#[test]
+fn template_notes_pass_their_own_write_checks() {
+    let (_d, v) = template_vault();
+    let mut checked = 0;
+    for dir in ["brain", "work", "org", "perf", "reference"] {
+        for e in walk(&v.join(dir)) {
+            if e.extension().is_some_and(|x| x == "md") {
+                let out = post(&v, e.to_str().unwrap());
+                assert_eq!(out, "", "{}: {out}", e.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 15, "{checked}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -1,0 +1,801 @@
+//! The vault hygiene scan shared by session-start and Stop: drift a human would want to hear
+//! about, found from the filesystem alone (no index, no subprocess).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::LazyLock;
+use std::time::{Duration, SystemTime};
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::{is_md, strip_md};
+use crate::manifest::Manifest;
+use crate::memory::promoted::parse_marker;
+use crate::memory::text::{FmValue, parse_frontmatter};
+
+/// Root-level folders that are machinery, never notes.
+pub(crate) const MACHINERY_DIRS: &[&str] = &[
+    ".git",
+    ".github",
+    ".obsidian",
+    ".claude",
+    ".claude-plugin",
+    ".codex",
+    ".gemini",
+    ".mindex",
+    "node_modules",
+];
+
+/// A note past this size is flagged (and the post-tool hook says so).
+pub(crate) const OVERSIZED_BYTES: u64 = 25_000;
+/// An open-loop note must be at least this old.
+const OPEN_LOOP_AGE: Duration = Duration::from_secs(14 * 86_400);
+/// A meeting note waiting in the inbox at least this long counts.
+const MEETING_AGE: Duration = Duration::from_secs(7 * 86_400);
+/// At most this many open loops are reported.
+const OPEN_LOOPS_SHOWN: usize = 5;
+/// At most this many items are listed per block (the count is always exact).
+const ITEMS_SHOWN: usize = 10;
+
+const DEFAULT_OPEN_LOOP_DIRS: &[&str] = &["work/1-1", "work/meetings", "work/incidents"];
+const DEFAULT_OPEN_LOOP_SECTIONS: &[&str] = &["action items", "what to watch"];
+
+static ONE_ON_ONE_DIR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)1-?on?-?1|1-1").expect("valid regex"));
+static DATED_NOTE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(.+?) (\d{4}-\d{2}-\d{2})\.[mM][dD]$").expect("valid regex"));
+static WAITING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(waiting on|watch for)\b").expect("valid regex"));
+static UNCHECKED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*[-*+] \[ \]").expect("valid regex"));
+static LEADING_DATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d{4}-\d{2}-\d{2} ").expect("valid regex"));
+
+/// Words too common to name a topic cluster.
+const CLUSTER_STOPWORDS: &[&str] = &[
+    "about", "after", "again", "also", "before", "being", "between", "draft", "from", "have",
+    "into", "more", "note", "notes", "only", "other", "over", "plan", "some", "than", "that",
+    "their", "them", "then", "there", "these", "they", "this", "those", "through", "under",
+    "until", "update", "updates", "very", "what", "when", "where", "which", "while", "with",
+    "work", "your",
+];
+
+/// One file of the vault tree.
+#[derive(Debug, Clone)]
+pub(crate) struct TreeFile {
+    /// Vault-relative, `/`-separated.
+    pub(crate) rel: String,
+    pub(crate) size: u64,
+    pub(crate) modified: SystemTime,
+}
+
+/// The vault's files and folders, dot entries and the index skipped, symlinked folders not
+/// followed (so a loop cannot trap a hook).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tree {
+    pub(crate) files: Vec<TreeFile>,
+    /// Every folder, vault-relative (the root not included).
+    pub(crate) dirs: BTreeSet<String>,
+}
+
+impl Tree {
+    pub(crate) fn scan(root: &Path) -> Tree {
+        let mut tree = Tree::default();
+        scan_dir(root, "", &mut tree, 0);
+        tree.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        tree
+    }
+
+    /// The files directly inside `dir` (vault-relative, no trailing slash).
+    pub(crate) fn files_in<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a TreeFile> {
+        self.files.iter().filter(move |f| parent_of(&f.rel) == dir)
+    }
+
+    /// The files anywhere under `dir`.
+    pub(crate) fn files_under<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a TreeFile> {
+        self.files.iter().filter(move |f| {
+            f.rel.len() > dir.len() && f.rel.starts_with(dir) && f.rel.as_bytes()[dir.len()] == b'/'
+        })
+    }
+}
+
+fn scan_dir(dir: &Path, rel: &str, tree: &mut Tree, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        let child_rel = if rel.is_empty() {
+            name.to_string()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let Ok(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            if rel.is_empty() && name == "node_modules" {
+                continue;
+            }
+            tree.dirs.insert(child_rel.clone());
+            scan_dir(&entry.path(), &child_rel, tree, depth + 1);
+        } else if let Ok(meta) = entry.path().metadata()
+            && meta.is_file()
+        {
+            tree.files.push(TreeFile {
+                rel: child_rel,
+                size: meta.len(),
+                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            });
+        }
+    }
+}
+
+pub(crate) fn parent_of(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+pub(crate) fn name_of(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or(rel, |(_, n)| n)
+}
+
+/// Reads at most `limit` bytes of a file as (lossy) text.
+pub(crate) fn read_head(path: &Path, limit: usize) -> Option<String> {
+    let f = fs::File::open(path).ok()?;
+    let mut buf = Vec::with_capacity(limit.min(64 * 1024));
+    f.take(limit as u64).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// A group of loose notes in `work/active/` that share a topic word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cluster {
+    /// The shared word.
+    pub token: String,
+    /// The notes, vault-relative, sorted.
+    pub files: Vec<String>,
+}
+
+/// A note with open items left for too long.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenLoop {
+    /// The note, vault-relative.
+    pub path: String,
+    /// Unchecked items under the open-loop sections, plus "waiting on" / "watch for" lines.
+    pub open_items: usize,
+    /// Days since the note last changed.
+    pub age_days: u64,
+}
+
+/// What the hygiene scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HygieneReport {
+    /// Notes in `work/active/` (any depth) whose status is completed, archived or done.
+    pub completed_in_active: Vec<String>,
+    /// Topic clusters among the loose notes of `work/active/`, biggest first.
+    pub clusters: Vec<Cluster>,
+    /// Notes of at least 25,000 bytes, biggest first: (path, bytes).
+    pub oversized: Vec<(String, u64)>,
+    /// The oldest open loops (at most five).
+    pub open_loops: Vec<OpenLoop>,
+    /// Meeting notes waiting at least 7 days in `work/meetings/`: (count, oldest age in days).
+    pub meetings_inbox: Option<(usize, u64)>,
+    /// Memory captures without a promotion marker.
+    pub memory_inbox: usize,
+    /// Memory captures promoted by a bare marker (no anchor).
+    pub memory_named_only: usize,
+    /// The memory root scanned.
+    #[serde(skip)]
+    pub memory_root: String,
+}
+
+/// Scans the vault at `root` for drift.
+pub fn hygiene_scan(root: &Path, manifest: &Manifest, now: SystemTime) -> HygieneReport {
+    hygiene_with(root, manifest, now, &Tree::scan(root))
+}
+
+pub(crate) fn hygiene_with(
+    root: &Path,
+    manifest: &Manifest,
+    now: SystemTime,
+    tree: &Tree,
+) -> HygieneReport {
+    let age = |f: &TreeFile| now.duration_since(f.modified).unwrap_or_default();
+    let days = |d: Duration| d.as_secs() / 86_400;
+
+    let mut completed: Vec<String> = tree
+        .files_under("work/active")
+        .filter(|f| is_md(&f.rel))
+        .filter(|f| {
+            read_head(&root.join(&f.rel), 8192)
+                .and_then(|text| match parse_frontmatter(&text).remove("status") {
+                    Some(FmValue::Scalar(s)) => Some(s),
+                    _ => None,
+                })
+                .is_some_and(|s| {
+                    matches!(
+                        s.trim().to_ascii_lowercase().as_str(),
+                        "completed" | "archived" | "done"
+                    )
+                })
+        })
+        .map(|f| f.rel.clone())
+        .collect();
+    completed.sort();
+
+    let loose: Vec<String> = tree
+        .files_in("work/active")
+        .filter(|f| is_md(&f.rel))
+        .map(|f| f.rel.clone())
+        .collect();
+    let clusters = clusters_of(&loose);
+
+    let infra = root_infrastructure(manifest);
+    let mut oversized: Vec<(String, u64)> = tree
+        .files
+        .iter()
+        .filter(|f| is_md(&f.rel) && f.size >= OVERSIZED_BYTES)
+        .filter(|f| !name_of(&f.rel).contains("Archive"))
+        .filter(|f| {
+            let top = f.rel.split('/').next().unwrap_or("");
+            top != "templates" && !(parent_of(&f.rel).is_empty() && is_infra(&infra, &f.rel))
+        })
+        .map(|f| (f.rel.clone(), f.size))
+        .collect();
+    oversized.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+
+    let sections: Vec<String> = {
+        let s = manifest.strings("open_loop_sections");
+        if manifest.value("open_loop_sections").is_some() {
+            s.iter()
+                .map(|x| x.trim().to_lowercase())
+                .filter(|x| !x.is_empty())
+                .collect()
+        } else {
+            DEFAULT_OPEN_LOOP_SECTIONS
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        }
+    };
+    let mut open_loops = Vec::new();
+    for dir in open_loop_dirs(manifest) {
+        let candidates: Vec<&TreeFile> = tree
+            .files_under(&dir)
+            .filter(|f| is_md(&f.rel))
+            .filter(|f| !name_of(&f.rel).contains("Archive"))
+            .filter(|f| !name_of(&f.rel).eq_ignore_ascii_case("README.md"))
+            .collect();
+        let candidates = if ONE_ON_ONE_DIR.is_match(name_of(&dir)) {
+            latest_per_person(candidates)
+        } else {
+            candidates
+        };
+        for f in candidates {
+            let a = age(f);
+            if a < OPEN_LOOP_AGE {
+                continue;
+            }
+            let Ok(text) = fs::read_to_string(root.join(&f.rel)) else {
+                continue;
+            };
+            let n = open_items(&text, &sections);
+            if n > 0 {
+                open_loops.push(OpenLoop {
+                    path: f.rel.clone(),
+                    open_items: n,
+                    age_days: days(a),
+                });
+            }
+        }
+    }
+    open_loops.sort_by(|a, b| b.age_days.cmp(&a.age_days).then(a.path.cmp(&b.path)));
+    open_loops.dedup_by(|a, b| a.path == b.path);
+    open_loops.truncate(OPEN_LOOPS_SHOWN);
+
+    let waiting: Vec<u64> = tree
+        .files_in("work/meetings")
+        .filter(|f| is_md(&f.rel) && !name_of(&f.rel).eq_ignore_ascii_case("README.md"))
+        .map(age)
+        .filter(|a| *a >= MEETING_AGE)
+        .map(days)
+        .collect();
+    let meetings_inbox =
+        (!waiting.is_empty()).then(|| (waiting.len(), waiting.iter().copied().max().unwrap_or(0)));
+
+    let memory_root = manifest.memory_root();
+    let (mut memory_inbox, mut memory_named_only) = (0, 0);
+    for f in tree.files_under(&memory_root) {
+        if !is_md(&f.rel) || name_of(&f.rel).eq_ignore_ascii_case("readme.md") {
+            continue;
+        }
+        let marker = read_head(&root.join(&f.rel), 4096).and_then(|head| {
+            let head: String = head.chars().take(2000).collect();
+            match parse_frontmatter(&head).remove("promoted") {
+                Some(FmValue::Scalar(s)) => parse_marker(&s),
+                _ => None,
+            }
+        });
+        match marker {
+            None => memory_inbox += 1,
+            Some(m) if m.anchor.is_none() => memory_named_only += 1,
+            Some(_) => {}
+        }
+    }
+
+    HygieneReport {
+        completed_in_active: completed,
+        clusters,
+        oversized,
+        open_loops,
+        meetings_inbox,
+        memory_inbox,
+        memory_named_only,
+        memory_root,
+    }
+}
+
+/// The `open_loop_dirs` of the manifest that are safe relative paths (else the defaults).
+fn open_loop_dirs(manifest: &Manifest) -> Vec<String> {
+    if manifest.value("open_loop_dirs").is_none() {
+        return DEFAULT_OPEN_LOOP_DIRS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    }
+    manifest
+        .strings("open_loop_dirs")
+        .into_iter()
+        .map(|d| d.trim().trim_end_matches('/').to_string())
+        .filter(|d| {
+            !d.is_empty()
+                && !d.starts_with('/')
+                && !d.contains('\\')
+                && !d.contains(':')
+                && d.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
+        })
+        .collect()
+}
+
+/// Only the latest `<Person> YYYY-MM-DD.md` per person; other names pass through.
+fn latest_per_person(files: Vec<&TreeFile>) -> Vec<&TreeFile> {
+    let mut latest: BTreeMap<String, (String, &TreeFile)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for f in files {
+        match DATED_NOTE.captures(name_of(&f.rel)) {
+            Some(c) => {
+                let person = format!("{}/{}", parent_of(&f.rel), c[1].to_lowercase());
+                let date = c[2].to_string();
+                match latest.get(&person) {
+                    Some((d, _)) if *d >= date => {}
+                    _ => {
+                        latest.insert(person, (date, f));
+                    }
+                }
+            }
+            None => out.push(f),
+        }
+    }
+    out.extend(latest.into_values().map(|(_, f)| f));
+    out
+}
+
+/// Unchecked boxes under an open-loop heading, plus "waiting on" / "watch for" lines.
+pub(crate) fn open_items(text: &str, sections: &[String]) -> usize {
+    let mut in_section = false;
+    let mut n = 0;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("##") {
+            let title = trimmed.trim_start_matches('#').trim().to_lowercase();
+            in_section = sections.iter().any(|s| title.starts_with(s.as_str()));
+            continue;
+        }
+        if trimmed.starts_with("# ") {
+            in_section = false;
+            continue;
+        }
+        if (in_section && UNCHECKED.is_match(line)) || WAITING.is_match(line) {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Topic clusters among `files` (the loose notes of one folder).
+pub(crate) fn clusters_of(files: &[String]) -> Vec<Cluster> {
+    let n = files.len();
+    if n < 4 {
+        return Vec::new();
+    }
+    let mut by_token: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in files {
+        let stem = strip_md(name_of(f));
+        let stem = LEADING_DATE.replace(stem, "");
+        for token in stem
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|t| t.chars().count() >= 4)
+            .filter(|t| !t.chars().all(|c| c.is_ascii_digit()))
+            .filter(|t| !CLUSTER_STOPWORDS.contains(t))
+        {
+            by_token
+                .entry(token.to_string())
+                .or_default()
+                .insert(f.clone());
+        }
+    }
+    let max = n / 2;
+    let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut out: Vec<Cluster> = Vec::new();
+    for (token, set) in by_token {
+        if set.len() < 2 || set.len() > max {
+            continue;
+        }
+        let files: Vec<String> = set.into_iter().collect();
+        if seen.insert(files.clone()) {
+            out.push(Cluster { token, files });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.files
+            .len()
+            .cmp(&a.files.len())
+            .then(a.token.cmp(&b.token))
+    });
+    out
+}
+
+/// The manifest's infrastructure entries without a `/` (root-level names and globs).
+pub(crate) fn root_infrastructure(manifest: &Manifest) -> Vec<String> {
+    manifest
+        .strings("infrastructure")
+        .into_iter()
+        .filter(|s| !s.contains('/'))
+        .collect()
+}
+
+/// Whether a root-level file name matches one of the infrastructure entries (`*` globs).
+pub(crate) fn is_infra(entries: &[String], name: &str) -> bool {
+    entries.iter().any(|e| glob_match(e, name))
+}
+
+/// `*`-only glob matching (case-sensitive).
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl HygieneReport {
+    /// Whether nothing drifted (named-only promotions alone are not drift).
+    pub fn is_empty(&self) -> bool {
+        self.blocks().is_empty()
+    }
+
+    /// One block of text per kind of drift: a `⚠️` line, then items indented three spaces.
+    pub fn blocks(&self) -> Vec<String> {
+        let mut blocks = Vec::new();
+        let list = |head: String, items: Vec<String>| {
+            let total = items.len();
+            let mut b = head;
+            for item in items.iter().take(ITEMS_SHOWN) {
+                b.push_str("\n   ");
+                b.push_str(item);
+            }
+            if total > ITEMS_SHOWN {
+                b.push_str(&format!("\n   … and {} more", total - ITEMS_SHOWN));
+            }
+            b
+        };
+        if !self.completed_in_active.is_empty() {
+            blocks.push(list(
+                format!(
+                    "⚠️ {} finished note(s) still in work/active/ — move them to work/archive/YYYY/:",
+                    self.completed_in_active.len()
+                ),
+                self.completed_in_active.clone(),
+            ));
+        }
+        if !self.clusters.is_empty() {
+            blocks.push(list(
+                format!(
+                    "⚠️ {} topic cluster(s) forming loose in work/active/ — consider a folder work/active/<Topic>/ for each (your judgement):",
+                    self.clusters.len()
+                ),
+                self.clusters
+                    .iter()
+                    .map(|c| {
+                        let names: Vec<&str> = c.files.iter().map(|f| name_of(f)).collect();
+                        format!("\"{}\" — {}", c.token, names.join(", "))
+                    })
+                    .collect(),
+            ));
+        }
+        if !self.oversized.is_empty() {
+            blocks.push(list(
+                format!(
+                    "⚠️ {} note(s) past the 25KB organisation threshold — split them into linked notes, do not trim:",
+                    self.oversized.len()
+                ),
+                self.oversized
+                    .iter()
+                    .map(|(p, b)| format!("{p} ({}KB)", (b + 500) / 1000))
+                    .collect(),
+            ));
+        }
+        if !self.open_loops.is_empty() {
+            blocks.push(list(
+                "⚠️ Open loops older than 14 days — close, hand off or carry each item forward:"
+                    .to_string(),
+                self.open_loops
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{} — {} open item(s), {} days old",
+                            l.path, l.open_items, l.age_days
+                        )
+                    })
+                    .collect(),
+            ));
+        }
+        if let Some((n, oldest)) = self.meetings_inbox {
+            blocks.push(format!(
+                "⚠️ Meetings inbox: {n} note(s) in work/meetings/ waiting 7+ days (oldest {oldest} days) — file them into work/ and org/."
+            ));
+        }
+        if self.memory_inbox > 0 {
+            let named = if self.memory_named_only > 0 {
+                format!(
+                    " ({} more promoted by name only — add an anchor)",
+                    self.memory_named_only
+                )
+            } else {
+                String::new()
+            };
+            blocks.push(format!(
+                "⚠️ Memory inbox: {} capture(s) in {}/ not yet promoted{named} — COPY each lasting lesson into a brain/ note and add `promoted: \"brain/Note#^om-a1b2c3\"` to the capture. Never delete a capture.",
+                self.memory_inbox, self.memory_root
+            ));
+        }
+        blocks
+    }
+
+    /// The blocks joined by blank lines (empty when nothing drifted).
+    pub fn to_text(&self) -> String {
+        self.blocks().join("\n\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::File;
+
+    fn write(root: &Path, rel: &str, text: &str, age_days: u64) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+        let t = SystemTime::now() - Duration::from_secs(age_days * 86_400);
+        File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
+    fn scan(root: &Path) -> HygieneReport {
+        hygiene_scan(root, &Manifest::load(root), SystemTime::now())
+    }
+
+    #[test]
+    fn completed_notes_in_active_are_flagged_recursively() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "work/active/A.md",
+            "---\nstatus: Done\n---\n# A\n",
+            0,
+        );
+        write(
+            d.path(),
+            "work/active/sub/B.md",
+            "---\nstatus: completed\n---\n",
+            0,
+        );
+        write(
+            d.path(),
+            "work/active/C.md",
+            "---\nstatus: archived\n---\n",
+            0,
+        );
+        write(
+            d.path(),
+            "work/active/D.md",
+            "---\nstatus: active\n---\n",
+            0,
+        );
+        write(d.path(), "work/archive/E.md", "---\nstatus: done\n---\n", 0);
+        let r = scan(d.path());
+        assert_eq!(
+            r.completed_in_active,
+            [
+                "work/active/A.md",
+                "work/active/C.md",
+                "work/active/sub/B.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn clusters_need_four_loose_files_and_a_bounded_frequency() {
+        let f = |names: &[&str]| -> Vec<String> {
+            names
+                .iter()
+                .map(|n| format!("work/active/{n}.md"))
+                .collect()
+        };
+        assert!(clusters_of(&f(&["Billing A", "Billing B", "Other"])).is_empty());
+        let c = clusters_of(&f(&[
+            "2026-01-02 Billing Export",
+            "Billing Retry",
+            "Search Index",
+            "Mobile Offline",
+            "Notes about 2026",
+        ]));
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].token, "billing");
+        assert_eq!(c[0].files.len(), 2);
+        // A token in more than half of the files is no cluster.
+        let c = clusters_of(&f(&["Billing A", "Billing B", "Billing C", "Other"]));
+        assert!(c.is_empty(), "{c:?}");
+        // Two tokens on the same files give one cluster.
+        let c = clusters_of(&f(&[
+            "Ledger Billing",
+            "Ledger Billing Two",
+            "Alpha",
+            "Beta",
+        ]));
+        assert_eq!(c.len(), 1, "{c:?}");
+    }
+
+    #[test]
+    fn oversized_notes_exempt_archive_templates_and_infra() {
+        let d = tempfile::tempdir().unwrap();
+        let big = "x".repeat(25_000);
+        write(d.path(), "reference/Big.md", &big, 0);
+        write(d.path(), "reference/Small.md", &big[..24_999], 0);
+        write(d.path(), "reference/Big Archive.md", &big, 0);
+        write(d.path(), "templates/Big.md", &big, 0);
+        write(d.path(), "README.md", &big, 0);
+        write(
+            d.path(),
+            "vault-manifest.json",
+            r#"{"infrastructure":["README.md"]}"#,
+            0,
+        );
+        let r = scan(d.path());
+        assert_eq!(r.oversized, [("reference/Big.md".to_string(), 25_000)]);
+        assert!(r.to_text().contains("reference/Big.md (25KB)"));
+    }
+
+    #[test]
+    fn open_loops_need_age_and_open_items_and_only_the_latest_one_on_one() {
+        let d = tempfile::tempdir().unwrap();
+        let open = "# 1:1\n## Action Items\n- [ ] send the doc\n- [x] done\n";
+        write(d.path(), "work/1-1/Ana 2026-01-01.md", open, 40);
+        write(
+            d.path(),
+            "work/1-1/Ana 2026-02-01.md",
+            "## Action items\n- [x] ok\n",
+            30,
+        );
+        write(d.path(), "work/1-1/Bo 2026-01-01.md", open, 20);
+        write(d.path(), "work/incidents/Fresh.md", open, 3);
+        write(
+            d.path(),
+            "work/incidents/Old.md",
+            "We are waiting on the vendor.\n",
+            15,
+        );
+        write(d.path(), "work/incidents/Old Archive.md", open, 90);
+        write(
+            d.path(),
+            "work/incidents/Other.md",
+            "## Notes\n- [ ] not an open loop\n",
+            90,
+        );
+        let r = scan(d.path());
+        let paths: Vec<&str> = r.open_loops.iter().map(|l| l.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["work/1-1/Bo 2026-01-01.md", "work/incidents/Old.md"]
+        );
+        assert_eq!(r.open_loops[0].open_items, 1);
+        assert!(r.open_loops[0].age_days >= 19);
+    }
+
+    #[test]
+    fn meetings_inbox_counts_week_old_notes_but_never_the_readme() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "work/meetings/README.md", "x", 30);
+        write(d.path(), "work/meetings/Old.md", "x", 9);
+        write(d.path(), "work/meetings/New.md", "x", 2);
+        let r = scan(d.path());
+        assert_eq!(r.meetings_inbox, Some((1, 9)));
+    }
+
+    #[test]
+    fn memory_inbox_counts_unpromoted_captures_and_says_copy() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "memories/2026/12/a.md",
+            "---\ntitle: a\n---\nbody\n",
+            0,
+        );
+        write(
+            d.path(),
+            "memories/2026/12/b.md",
+            "---\npromoted: \"brain/Gotchas#^om-b\"\n---\n",
+            0,
+        );
+        write(
+            d.path(),
+            "memories/2026/12/c.md",
+            "---\npromoted: brain/Gotchas\n---\n",
+            0,
+        );
+        write(d.path(), "memories/readme.md", "x", 0);
+        let r = scan(d.path());
+        assert_eq!((r.memory_inbox, r.memory_named_only), (1, 1));
+        let text = r.to_text();
+        assert!(
+            text.contains("COPY") && text.contains("Never delete"),
+            "{text}"
+        );
+        assert!(!text.to_lowercase().contains("delete the capture"));
+    }
+
+    #[test]
+    fn a_clean_vault_has_no_findings() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "work/active/A.md",
+            "---\nstatus: active\n---\n",
+            0,
+        );
+        assert!(scan(d.path()).is_empty());
+        assert_eq!(scan(d.path()).to_text(), "");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("README.*.md", "README.ja.md"));
+        assert!(!glob_match("README.*.md", "README.md"));
+        assert!(glob_match("*", "x") && glob_match("a*c*e", "abcde"));
+    }
+}

@@ -1,0 +1,708 @@
+//! session-start: the briefing injected at the top of a session, held under the hook output cap.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::hygiene::{
+    Tree, hygiene_with, is_infra, name_of, parent_of, read_head, root_infrastructure,
+};
+use super::{HookContext, HookOutcome, Payload, hook_output, is_md, strip_md};
+use crate::manifest::Manifest;
+use crate::memory::text::{FmValue, parse_frontmatter};
+use crate::vault::INDEX_DIR_NAME;
+
+/// Claude Code shows a hook's context inline only up to this many characters; past it the
+/// session gets a file path and a short preview. Every session-start answer stays under it.
+pub const HOOK_CAP_CHARS: usize = 10_000;
+
+/// The briefing's size ceiling: the cap minus the JSON envelope and room for the meter. Any
+/// budget, set or unset, is clamped to it.
+pub const SESSION_BUDGET_CAP: usize = 9_000;
+
+/// The listing folds a folder with more notes than this when the manifest sets nothing.
+pub const DEFAULT_COLLAPSE_THRESHOLD: usize = 12;
+
+const TRUNCATION_MARK: &str = "… [cut here: truncated to fit the hook output cap]";
+
+static OPEN_TASK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*- \[ \]").expect("valid regex"));
+static BULLET_WITH_TEXT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*[-*+] +\S").expect("valid regex"));
+
+/// What a session-start injects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InjectionMode {
+    /// Everything (startup, clear, anything unknown).
+    Full,
+    /// Only the volatile sections: the static bulk is already in the conversation (resume,
+    /// compact).
+    Pointer,
+}
+
+impl InjectionMode {
+    /// `resume` and `compact` give [`InjectionMode::Pointer`]; anything else (a missing or
+    /// non-string source included) gives [`InjectionMode::Full`].
+    pub fn from_source(source: Option<&Value>) -> InjectionMode {
+        match source.and_then(Value::as_str) {
+            Some("resume" | "compact") => InjectionMode::Pointer,
+            _ => InjectionMode::Full,
+        }
+    }
+}
+
+/// One section of the briefing.
+#[derive(Debug, Clone)]
+pub(crate) struct Section {
+    /// `### …` header, or none for the leading `## Session Context`.
+    pub(crate) header: Option<&'static str>,
+    pub(crate) body: String,
+    /// Higher is surrendered first when over budget.
+    pub(crate) priority: u8,
+    /// What replaces the body when surrendered; `None` never degrades.
+    pub(crate) fallback: Option<&'static str>,
+}
+
+impl Section {
+    fn new(header: &'static str, body: String) -> Section {
+        Section {
+            header: Some(header),
+            body,
+            priority: 0,
+            fallback: None,
+        }
+    }
+
+    fn degrades(mut self, priority: u8, fallback: &'static str) -> Section {
+        self.priority = priority;
+        self.fallback = Some(fallback);
+        self
+    }
+
+    fn never_degrades(mut self, priority: u8) -> Section {
+        self.priority = priority;
+        self
+    }
+}
+
+pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
+    let mode = InjectionMode::from_source(p.field(&["source", "session_source"]));
+    if let Some(env_file) = &ctx.env_file {
+        match format_env_export("MINDEX_VAULT", &ctx.root.to_string_lossy()) {
+            Some(line) => {
+                use std::io::Write as _;
+                let r = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(env_file)
+                    .and_then(|mut f| f.write_all(line.as_bytes()));
+                if let Err(e) = r {
+                    out.debug
+                        .push(format!("env file {}: {e}", env_file.display()));
+                }
+            }
+            None => out.debug.push("env export refused".into()),
+        }
+    }
+    let manifest = ctx.manifest();
+    let sections = sections(ctx, &manifest, mode);
+    let budget = parse_budget(manifest.value("eager_layer_budget_bytes"));
+    let text = fit(sections, budget);
+    out.stdout = hook_output(&p.event_name(super::HookEvent::SessionStart), &text, &[]);
+}
+
+/// `export NAME='value'\n` with POSIX single quoting; `None` for a name that is not an
+/// identifier.
+pub(crate) fn format_env_export(name: &str, value: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    Some(format!(
+        "export {name}='{}'\n",
+        value.replace('\'', r"'\''")
+    ))
+}
+
+/// `eager_layer_budget_bytes` when it is a positive integer; anything else is no budget.
+pub(crate) fn parse_budget(v: Option<&Value>) -> Option<usize> {
+    v?.as_u64()
+        .filter(|b| *b > 0)
+        .and_then(|b| usize::try_from(b).ok())
+}
+
+/// The size a text counts for: the larger of its UTF-8 bytes and its JSON-escaped length.
+pub(crate) fn size_of(text: &str) -> usize {
+    let escaped = serde_json::to_string(text).map_or(text.len(), |s| s.len() - 2);
+    text.len().max(escaped)
+}
+
+fn render(sections: &[Section]) -> String {
+    let mut out = String::new();
+    for s in sections {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        if let Some(h) = s.header {
+            out.push_str(h);
+            out.push('\n');
+        }
+        out.push_str(&s.body);
+    }
+    out
+}
+
+fn kb(bytes: usize) -> String {
+    format!("{:.1}", bytes as f64 / 1000.0)
+}
+
+/// Renders the sections within the budget (clamped to [`SESSION_BUDGET_CAP`]), degrading the
+/// highest-priority sections first, and appends the meter line.
+pub(crate) fn fit(mut sections: Vec<Section>, budget: Option<usize>) -> String {
+    let limit = budget.unwrap_or(SESSION_BUDGET_CAP).min(SESSION_BUDGET_CAP);
+    let mut text = render(&sections);
+    let mut collapsed: Vec<String> = Vec::new();
+    if size_of(&text) > limit {
+        let mut order: Vec<usize> = (0..sections.len())
+            .filter(|&i| sections[i].fallback.is_some_and(|f| f != sections[i].body))
+            .collect();
+        order.sort_by(|&a, &b| {
+            sections[b]
+                .priority
+                .cmp(&sections[a].priority)
+                .then(a.cmp(&b))
+        });
+        for i in order {
+            let s = &mut sections[i];
+            s.body = s.fallback.unwrap_or_default().to_string();
+            collapsed.push(
+                s.header
+                    .unwrap_or_default()
+                    .trim_start_matches('#')
+                    .trim()
+                    .to_string(),
+            );
+            text = render(&sections);
+            if size_of(&text) <= limit {
+                break;
+            }
+        }
+    }
+    let mut truncated = false;
+    if size_of(&text) > SESSION_BUDGET_CAP {
+        truncated = true;
+        let room = SESSION_BUDGET_CAP - size_of(TRUNCATION_MARK) - 1;
+        let mut kept = String::new();
+        for line in text.lines() {
+            if size_of(&kept) + size_of(line) + 1 > room {
+                break;
+            }
+            kept.push_str(line);
+            kept.push('\n');
+        }
+        kept.push_str(TRUNCATION_MARK);
+        text = kept;
+    }
+    let mut meter = format!("_context injected: {}kB", kb(text.len()));
+    match budget {
+        Some(b) if b > SESSION_BUDGET_CAP => {
+            let _ = write!(
+                meter,
+                " / {}kB budget (set {}kB, clamped to the hook output cap)",
+                kb(SESSION_BUDGET_CAP),
+                kb(b)
+            );
+        }
+        Some(b) => {
+            let _ = write!(meter, " / {}kB budget", kb(b));
+        }
+        None if !collapsed.is_empty() || truncated => {
+            let _ = write!(meter, " / {}kB hook cap", kb(SESSION_BUDGET_CAP));
+        }
+        None => {}
+    }
+    if !collapsed.is_empty() {
+        let _ = write!(meter, " — collapsed: {}", collapsed.join(", "));
+    }
+    if truncated {
+        meter.push_str(" — truncated to fit the hook output cap");
+    }
+    meter.push('_');
+    format!("{text}\n\n{meter}")
+}
+
+fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<Section> {
+    let root = &ctx.root;
+    let tree = Tree::scan(root);
+    let mut out = vec![Section {
+        header: None,
+        body: "## Session Context".into(),
+        priority: 0,
+        fallback: None,
+    }];
+    out.push(Section::new(
+        "### Date",
+        super::LocalTime::of(ctx.now).date_line(),
+    ));
+    if mode == InjectionMode::Pointer {
+        out.push(Section::new(
+            "### Context Pointer",
+            "Resumed or compacted session: the static briefing (North Star, brain topics, vault file \
+             listing) is earlier in this conversation. Re-read brain/North Star.md, list brain/, or \
+             `mindex search` the vault on demand. Only what changes is repeated below."
+                .into(),
+        ));
+    }
+    if mode == InjectionMode::Full {
+        out.push(
+            Section::new("### North Star (current goals)", north_star(root))
+                .degrades(30, "(Over budget — re-read brain/North Star.md on demand.)"),
+        );
+        out.push(
+            Section::new(
+                "### Brain Topics (read on demand)",
+                brain_topics(root, &tree),
+            )
+            .degrades(40, "(Over budget — list brain/ on demand.)"),
+        );
+    }
+    out.push(
+        Section::new("### Recent Changes (last 48h)", recent_changes(root))
+            .degrades(20, "(Over budget — run git log on demand.)"),
+    );
+    out.push(Section::new("### Open Tasks", open_tasks(root, manifest, &tree)).never_degrades(10));
+    out.push(Section::new("### Active Work", active_work(&tree)).never_degrades(10));
+    if mode == InjectionMode::Full {
+        let threshold = manifest
+            .value("listing_collapse_threshold")
+            .and_then(Value::as_u64)
+            .filter(|t| *t > 0)
+            .map_or(DEFAULT_COLLAPSE_THRESHOLD, |t| t as usize);
+        out.push(
+            Section::new("### Vault File Listing", listing(&tree, threshold)).degrades(
+                50,
+                "(Over budget — Glob or `mindex search` the vault on demand.)",
+            ),
+        );
+    }
+    if !root.join(INDEX_DIR_NAME).join("state.json").is_file() {
+        out.push(Section::new(
+            "### Search Index",
+            "(not built yet — run `mindex update` in the vault; search, recall and the MCP server need it)"
+                .into(),
+        ));
+    }
+    let hygiene = hygiene_with(root, manifest, ctx.now, &tree);
+    if !hygiene.is_empty() {
+        out.push(
+            Section::new("### Vault Hygiene (drift detected)", hygiene.to_text()).never_degrades(5),
+        );
+    }
+    out
+}
+
+fn north_star(root: &Path) -> String {
+    let Ok(text) = std::fs::read_to_string(root.join("brain/North Star.md")) else {
+        return "(not found)".into();
+    };
+    let body = crate::memory::text::frontmatter_block(&text)
+        .map_or(text.as_str(), |(_, after)| &text[after..]);
+    let lines: Vec<&str> = body.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("## Current Focus"))
+        .unwrap_or(0);
+    let kept: Vec<&str> = lines[start..]
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("- ~~"))
+        .collect();
+    let hidden = lines[start..].len() - kept.len();
+    let mut kept: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
+    while kept.first().is_some_and(|l| l.trim().is_empty()) {
+        kept.remove(0);
+    }
+    if hidden > 0 && !kept.is_empty() {
+        kept.insert(
+            1,
+            format!("_({hidden} completed item(s) hidden — full history in brain/North Star.md)_"),
+        );
+    }
+    kept.truncate(30);
+    let s = kept.join("\n").trim_end().to_string();
+    if s.is_empty() { "(empty)".into() } else { s }
+}
+
+fn brain_topics(root: &Path, tree: &Tree) -> String {
+    let mut lines = Vec::new();
+    for f in tree.files_in("brain").filter(|f| is_md(&f.rel)) {
+        let name = strip_md(name_of(&f.rel));
+        if name == "North Star" || name == "Memories" {
+            continue;
+        }
+        let text = read_head(&root.join(&f.rel), 64 * 1024).unwrap_or_default();
+        let description = match parse_frontmatter(&text).remove("description") {
+            Some(FmValue::Scalar(d)) if !d.trim().is_empty() => d.trim().to_string(),
+            _ => "(no description)".into(),
+        };
+        let body = crate::memory::text::frontmatter_block(&text)
+            .map_or(text.as_str(), |(_, after)| &text[after..]);
+        // Empty: nothing but headings (the contract counts bullets only; prose counts here too).
+        let has_text = body.lines().any(|l| {
+            let t = l.trim();
+            BULLET_WITH_TEXT.is_match(l) || (!t.is_empty() && !t.starts_with('#'))
+        });
+        let empty = if has_text { "" } else { " (empty)" };
+        lines.push(format!("- [[{name}]] — {description}{empty}"));
+    }
+    if lines.is_empty() {
+        "(none)".into()
+    } else {
+        lines.join("\n")
+    }
+}
+
+/// `git log --oneline --since="48 hours ago" --no-merges`, first 15 lines, 5 s at most.
+fn recent_changes(root: &Path) -> String {
+    const NONE: &str = "(no git history)";
+    if !root.ancestors().any(|a| a.join(".git").exists()) {
+        return NONE.into();
+    }
+    let child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "log",
+            "--oneline",
+            "--since=48 hours ago",
+            "--no-merges",
+            "-n",
+            "15",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return NONE.into();
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return NONE.into();
+            }
+        }
+    }
+    let mut stdout = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        use std::io::Read as _;
+        let _ = s.read_to_string(&mut stdout);
+    }
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(15)
+        .collect();
+    if lines.is_empty() {
+        NONE.into()
+    } else {
+        lines.join("\n")
+    }
+}
+
+fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
+    const MAX: usize = 10;
+    let infra = root_infrastructure(manifest);
+    let sources = tree
+        .files_in("work/active")
+        .chain(tree.files_in("").filter(|f| !is_infra(&infra, &f.rel)))
+        .filter(|f| is_md(&f.rel));
+    let mut out = String::new();
+    let mut total = 0;
+    for f in sources {
+        if total >= MAX {
+            break;
+        }
+        let Some(text) = read_head(&root.join(&f.rel), 1 << 20) else {
+            continue;
+        };
+        let tasks: Vec<&str> = text
+            .lines()
+            .filter(|l| OPEN_TASK.is_match(l))
+            .take(MAX - total)
+            .collect();
+        if tasks.is_empty() {
+            continue;
+        }
+        total += tasks.len();
+        let path = f.rel.replace('\r', "\\r").replace('\n', "\\n");
+        let _ = writeln!(out, "{path}:");
+        for t in tasks {
+            let _ = writeln!(out, "  {}", t.trim());
+        }
+    }
+    if out.is_empty() {
+        "(no open tasks)".into()
+    } else {
+        out.trim_end().to_string()
+    }
+}
+
+fn active_work(tree: &Tree) -> String {
+    const MAX: usize = 10;
+    let mut items: Vec<String> = tree
+        .files_in("work/active")
+        .filter(|f| is_md(&f.rel))
+        .map(|f| strip_md(name_of(&f.rel)).to_string())
+        .collect();
+    for d in &tree.dirs {
+        if parent_of(d) == "work/active" {
+            let n = tree.files_under(d).filter(|f| is_md(&f.rel)).count();
+            items.push(format!("{}/ ({n} notes)", name_of(d)));
+        }
+    }
+    if items.is_empty() {
+        return "(none)".into();
+    }
+    let more = items.len().saturating_sub(MAX);
+    let mut lines: Vec<String> = items
+        .into_iter()
+        .take(MAX)
+        .map(|i| format!("- {i}"))
+        .collect();
+    if more > 0 {
+        lines.push(format!("- … and {more} more in work/active/"));
+    }
+    lines.join("\n")
+}
+
+/// The vault's files as `./path` lines, sorted, with big flat folders (and `work/archive`)
+/// folded to one count line.
+pub(crate) fn listing(tree: &Tree, threshold: usize) -> String {
+    let skip_top = |rel: &str| {
+        let top = rel.split('/').next().unwrap_or("");
+        top == "thinking" || super::hygiene::MACHINERY_DIRS.contains(&top)
+    };
+    let has_subdirs = |d: &str| tree.dirs.iter().any(|x| parent_of(x) == d);
+    let md_in = |d: &str| tree.files_in(d).filter(|f| is_md(&f.rel)).count();
+    let mut collapsed: Vec<(String, usize)> = Vec::new();
+    for d in &tree.dirs {
+        if skip_top(d)
+            || collapsed
+                .iter()
+                .any(|(c, _)| d.starts_with(&format!("{c}/")))
+        {
+            continue;
+        }
+        if d == "work/archive" {
+            let n = tree.files_under(d).filter(|f| is_md(&f.rel)).count();
+            collapsed.push((d.clone(), n));
+        } else if !has_subdirs(d) && md_in(d) > threshold {
+            collapsed.push((d.clone(), md_in(d)));
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for f in &tree.files {
+        if skip_top(&f.rel) {
+            continue;
+        }
+        if collapsed.iter().any(|(c, _)| {
+            f.rel.starts_with(c.as_str()) && f.rel.as_bytes().get(c.len()) == Some(&b'/')
+        }) {
+            continue;
+        }
+        lines.push(format!("./{}", f.rel));
+    }
+    for (d, n) in &collapsed {
+        lines.push(format!(
+            "./{d}/ — {n} notes (listing collapsed — Glob or `mindex search` on demand)"
+        ));
+    }
+    lines.sort();
+    if lines.is_empty() {
+        "(empty vault)".into()
+    } else {
+        lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sec(
+        header: &'static str,
+        body: &str,
+        priority: u8,
+        fallback: Option<&'static str>,
+    ) -> Section {
+        Section {
+            header: Some(header),
+            body: body.into(),
+            priority,
+            fallback,
+        }
+    }
+
+    #[test]
+    fn budget_parsing_accepts_only_positive_integers() {
+        assert_eq!(parse_budget(Some(&json!(40000))), Some(40000));
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!("40000"),
+            json!(1.5),
+            json!({}),
+            Value::Null,
+        ] {
+            assert_eq!(parse_budget(Some(&bad)), None, "{bad}");
+        }
+        assert_eq!(parse_budget(None), None);
+    }
+
+    #[test]
+    fn modes() {
+        for s in ["resume", "compact"] {
+            assert_eq!(
+                InjectionMode::from_source(Some(&json!(s))),
+                InjectionMode::Pointer
+            );
+        }
+        for s in [json!("startup"), json!("clear"), Value::Null, json!(42)] {
+            assert_eq!(InjectionMode::from_source(Some(&s)), InjectionMode::Full);
+        }
+        assert_eq!(InjectionMode::from_source(None), InjectionMode::Full);
+    }
+
+    #[test]
+    fn env_export_quotes_and_refuses_bad_names() {
+        assert_eq!(
+            format_env_export("MINDEX_VAULT", "/v/it's").unwrap(),
+            "export MINDEX_VAULT='/v/it'\\''s'\n"
+        );
+        assert!(format_env_export("1X", "v").is_none());
+        assert!(format_env_export("A-B", "v").is_none());
+    }
+
+    #[test]
+    fn sizes_count_utf8_and_escaping() {
+        assert_eq!(size_of("日本語版"), 12);
+        assert_eq!(size_of("a\"b"), 4);
+        assert_eq!(size_of("\u{1}"), 6);
+    }
+
+    #[test]
+    fn degradation_goes_highest_priority_first_and_stops_when_it_fits() {
+        let big = "x".repeat(300);
+        let secs = vec![
+            sec("### A", &big, 20, Some("(a)")),
+            sec("### B", &big, 50, Some("(b)")),
+            sec("### C", &big, 40, Some("(c)")),
+            sec("### D", "keep", 10, None),
+        ];
+        let out = fit(secs, Some(600));
+        assert!(
+            out.contains("### B\n(b)") && out.contains("### C\n(c)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("### A\n{big}")),
+            "A fits after two collapses"
+        );
+        assert!(out.ends_with("/ 0.6kB budget — collapsed: B, C_"), "{out}");
+        // A section without a fallback never degrades, even under an impossible budget.
+        let out = fit(vec![sec("### D", &big, 10, None)], Some(10));
+        assert!(out.contains(&big));
+        assert!(out.ends_with(" / 0.0kB budget_"), "{out}");
+        // No budget and small: the short meter.
+        let out = fit(vec![sec("### D", "small", 10, None)], None);
+        let meter = out.lines().last().unwrap();
+        assert!(
+            Regex::new(r"^_context injected: \d+\.\dkB_$")
+                .unwrap()
+                .is_match(meter),
+            "{meter}"
+        );
+    }
+
+    #[test]
+    fn huge_budgets_are_clamped_and_never_degrading_text_is_cut_under_the_cap() {
+        let out = fit(vec![sec("### D", "small", 10, None)], Some(5_000_000));
+        assert!(
+            out.ends_with("/ 9.0kB budget (set 5000.0kB, clamped to the hook output cap)_"),
+            "{out}"
+        );
+        let lines: String = (0..2000).map(|i| format!("- [ ] task {i}\n")).collect();
+        let out = fit(vec![sec("### Open Tasks", &lines, 10, None)], None);
+        assert!(size_of(&out) < HOOK_CAP_CHARS - 200, "{}", size_of(&out));
+        assert!(out.contains(TRUNCATION_MARK));
+        let meter = out.lines().last().unwrap();
+        assert!(
+            meter.ends_with("— truncated to fit the hook output cap_"),
+            "{meter}"
+        );
+    }
+
+    fn tree_of(files: &[&str], dirs: &[&str]) -> Tree {
+        Tree {
+            files: files
+                .iter()
+                .map(|r| super::super::hygiene::TreeFile {
+                    rel: r.to_string(),
+                    size: 1,
+                    modified: std::time::SystemTime::UNIX_EPOCH,
+                })
+                .collect(),
+            dirs: dirs.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn listing_collapses_big_flat_folders_archive_and_skips_thinking() {
+        let people: Vec<String> = (0..13).map(|i| format!("people/P{i:02}.md")).collect();
+        let mut files: Vec<&str> = people.iter().map(String::as_str).collect();
+        files.extend([
+            "work/archive/2025/Old.md",
+            "thinking/x.md",
+            "Home.md",
+            "team/A.MD",
+        ]);
+        let tree = tree_of(
+            &files,
+            &[
+                "people",
+                "work",
+                "work/archive",
+                "work/archive/2025",
+                "thinking",
+                "team",
+            ],
+        );
+        let out = listing(&tree, 12);
+        assert!(
+            out.contains("./people/ — 13 notes (listing collapsed"),
+            "{out}"
+        );
+        assert!(out.contains("./work/archive/ — 1 notes"), "{out}");
+        assert!(out.contains("./team/A.MD") && out.contains("./Home.md"));
+        assert!(!out.contains("thinking"));
+        // 12 notes under threshold 12 stay expanded.
+        let tree = tree_of(&files[1..], &["people"]);
+        assert!(!listing(&tree, 12).contains("collapsed"));
+        assert!(listing(&tree, 2).contains("./people/ — 12 notes"));
+    }
+}

@@ -1,0 +1,276 @@
+//! Per-session hook state: `{"<session_id>": {"seen": [..sorted..], "updated": "<iso>"}}`.
+//!
+//! Used for the once-per-session dedupe of prompt hints and Stop reports. Self-pruning: entries
+//! older than [`MAX_AGE`] or with an unparseable stamp are dropped, and at most [`MAX_SESSIONS`] of
+//! the most recently updated are kept. Every read problem gives an empty state (fail open: show),
+//! and write problems are reported to the caller, which decides.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+
+/// Entries older than this are dropped.
+pub(crate) const MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
+/// At most this many sessions are kept.
+pub(crate) const MAX_SESSIONS: usize = 200;
+
+/// One session's entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) seen: BTreeSet<String>,
+    pub(crate) updated_ms: i64,
+}
+
+/// The state of every session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SessionState {
+    pub(crate) sessions: BTreeMap<String, Entry>,
+}
+
+impl SessionState {
+    /// Parses the state file's text; malformed text gives an empty state, malformed entries and
+    /// non-string `seen` members are dropped.
+    pub(crate) fn parse(text: &str) -> SessionState {
+        let mut out = SessionState::default();
+        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+            return out;
+        };
+        for (id, v) in map {
+            let Some(obj) = v.as_object() else { continue };
+            let Some(updated_ms) = obj
+                .get("updated")
+                .and_then(Value::as_str)
+                .and_then(parse_iso)
+            else {
+                continue;
+            };
+            let seen = match obj.get("seen") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect(),
+                _ => continue,
+            };
+            out.sessions.insert(id, Entry { seen, updated_ms });
+        }
+        out
+    }
+
+    /// Reads the state at `path`; any problem gives an empty state.
+    pub(crate) fn load(path: &Path) -> SessionState {
+        fs::read_to_string(path)
+            .map(|t| SessionState::parse(&t))
+            .unwrap_or_default()
+    }
+
+    /// What `session` has already seen.
+    pub(crate) fn seen(&self, session: &str) -> Option<&BTreeSet<String>> {
+        self.sessions.get(session).map(|e| &e.seen)
+    }
+
+    /// A new state with `values` merged into `session`'s seen set and its stamp set to `now`
+    /// (`self` is left as it was).
+    pub(crate) fn record<I: IntoIterator<Item = String>>(
+        &self,
+        session: &str,
+        values: I,
+        now: SystemTime,
+    ) -> SessionState {
+        let mut next = self.clone();
+        let entry = next.sessions.entry(session.to_string()).or_insert(Entry {
+            seen: BTreeSet::new(),
+            updated_ms: 0,
+        });
+        entry.seen.extend(values);
+        entry.updated_ms = unix_ms(now);
+        next
+    }
+
+    /// A new state with `session`'s seen set replaced by `values`.
+    pub(crate) fn replace<I: IntoIterator<Item = String>>(
+        &self,
+        session: &str,
+        values: I,
+        now: SystemTime,
+    ) -> SessionState {
+        let mut next = self.clone();
+        next.sessions.insert(
+            session.to_string(),
+            Entry {
+                seen: values.into_iter().collect(),
+                updated_ms: unix_ms(now),
+            },
+        );
+        next
+    }
+
+    /// Drops entries older than [`MAX_AGE`] and keeps the [`MAX_SESSIONS`] newest.
+    pub(crate) fn prune(&self, now: SystemTime) -> SessionState {
+        let cutoff = unix_ms(now) - MAX_AGE.as_millis() as i64;
+        let mut live: Vec<(&String, &Entry)> = self
+            .sessions
+            .iter()
+            .filter(|(_, e)| e.updated_ms >= cutoff)
+            .collect();
+        live.sort_by(|a, b| b.1.updated_ms.cmp(&a.1.updated_ms).then(a.0.cmp(b.0)));
+        live.truncate(MAX_SESSIONS);
+        SessionState {
+            sessions: live
+                .into_iter()
+                .map(|(k, e)| (k.clone(), e.clone()))
+                .collect(),
+        }
+    }
+
+    /// The JSON text of the state.
+    pub(crate) fn to_json(&self) -> String {
+        let mut map = Map::new();
+        for (id, e) in &self.sessions {
+            map.insert(
+                id.clone(),
+                json!({"seen": e.seen, "updated": crate::audit::iso_utc(e.updated_ms)}),
+            );
+        }
+        Value::Object(map).to_string()
+    }
+
+    /// Prunes and writes the state to `path` through a temp file and a rename.
+    pub(crate) fn save(&self, path: &Path, now: SystemTime) -> std::io::Result<()> {
+        write_replace(path, self.prune(now).to_json().as_bytes())
+    }
+}
+
+/// Writes `bytes` to `path` through a temp file in the same folder and a rename, so readers see
+/// the old or the new file. Not fsynced: hook state is a convenience, not data.
+pub(crate) fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+pub(crate) fn unix_ms(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` into Unix milliseconds.
+pub(crate) fn parse_iso(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = s.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let ms = match &s[19..s.len() - 1] {
+        "" => 0,
+        frac => {
+            let digits = frac.strip_prefix('.')?;
+            if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|c| c.is_ascii_digit())
+            {
+                return None;
+            }
+            let padded = format!("{digits:0<3}");
+            padded[..3].parse::<i64>().ok()?
+        }
+    };
+    let days = days_from_civil(y, mo, d);
+    Some(((days * 86_400 + h * 3600 + mi * 60 + sec) * 1000) + ms)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ms: i64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(ms as u64)
+    }
+
+    #[test]
+    fn iso_round_trips() {
+        for ms in [0, 1_796_293_230_123, 951_782_400_000 /* 2000-02-29 */] {
+            assert_eq!(parse_iso(&crate::audit::iso_utc(ms)), Some(ms));
+        }
+        assert_eq!(parse_iso("2026-12-03T10:20:30Z"), Some(1_796_293_230_000));
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-12-03 10:20:30Z",
+            "2026-12-03T10:20:30.Z",
+        ] {
+            assert_eq!(parse_iso(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn malformed_state_is_empty_and_bad_entries_are_dropped() {
+        for bad in ["", "{", "[]", "null", "42"] {
+            assert_eq!(SessionState::parse(bad), SessionState::default());
+        }
+        let s = SessionState::parse(
+            r#"{"a":{"seen":["x",3,"y"],"updated":"2026-12-01T00:00:00.000Z"},
+                "b":{"seen":["x"],"updated":"not a date"},
+                "c":{"seen":"x","updated":"2026-12-01T00:00:00.000Z"},
+                "d":7}"#,
+        );
+        assert_eq!(s.sessions.len(), 1);
+        assert_eq!(
+            s.seen("a").unwrap().iter().collect::<Vec<_>>(),
+            vec!["x", "y"]
+        );
+    }
+
+    #[test]
+    fn record_merges_sorted_without_mutating_and_prune_bounds() {
+        let now = at(1_796_293_230_000);
+        let s = SessionState::default().record("s", ["b".into(), "a".into()], now);
+        let t = s.record("s", ["c".into(), "a".into()], now);
+        assert_eq!(s.seen("s").unwrap().len(), 2, "input left alone");
+        assert_eq!(
+            t.seen("s").unwrap().iter().cloned().collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
+        let json = t.to_json();
+        assert!(json.contains(r#""seen":["a","b","c"]"#), "{json}");
+        assert_eq!(SessionState::parse(&json), t);
+
+        let mut many = SessionState::default();
+        for i in 0..250 {
+            many = many.record(&format!("s{i:03}"), ["x".into()], at(1_796_293_230_000 + i));
+        }
+        let old = many.record("old", ["x".into()], at(1_796_293_230_000 - 8 * 86_400_000));
+        let pruned = old.prune(now);
+        assert_eq!(pruned.sessions.len(), MAX_SESSIONS);
+        assert!(pruned.seen("old").is_none() && pruned.seen("s249").is_some());
+        assert!(pruned.seen("s000").is_none(), "the oldest go first");
+    }
+}
