@@ -240,6 +240,19 @@ enum Command {
     },
     /// Vault hygiene over the index: orphan notes and broken wikilinks.
     Audit,
+    /// Answer a question with a read-only agent session over the exposed vault (spawns the agent
+    /// CLI: $MINDEX_REASON_BIN, else the manifest's `reason.command`, else `claude`). Exit 3 when
+    /// no answer came back.
+    Reason {
+        /// The question.
+        question: String,
+        /// Seconds before the session is killed (default: the manifest's `reason.timeout_s`, else 300).
+        #[arg(long)]
+        timeout_s: Option<u64>,
+        /// Never load the embedding model for the seed search (lexical only).
+        #[arg(long)]
+        no_vectors: bool,
+    },
     /// What an agent session sees: caller, memory store, exposed roots, index; with warnings.
     Health,
     /// Serve the vault to an agent as an MCP server on stdio (newline-delimited JSON-RPC).
@@ -406,6 +419,16 @@ fn serve_mcp(vault: Vault, opts: mindex::McpOptions) -> anyhow::Result<()> {
         let _ = h.join();
     }
     Ok(())
+}
+
+/// How `reason` runs: the agent CLI from `MINDEX_REASON_BIN` when set.
+fn reason_options(timeout_s: Option<u64>) -> mindex::ReasonOptions {
+    mindex::ReasonOptions {
+        command: std::env::var_os("MINDEX_REASON_BIN")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        timeout: timeout_s.map(std::time::Duration::from_secs),
+    }
 }
 
 /// Exit status of a refused write.
@@ -729,8 +752,33 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 mindex::McpOptions {
                     identity_timeout: std::time::Duration::from_millis(*identity_timeout_ms),
                     use_vectors: !*no_vectors,
+                    reason: reason_options(None),
                 },
             )
+        }
+        Command::Reason {
+            question,
+            timeout_s,
+            no_vectors,
+        } => {
+            let vault = open(cli)?;
+            let who = caller(cli, &vault)?;
+            let model = if *no_vectors || vault.vector_status().is_none() {
+                None
+            } else {
+                load_model(None).ok()
+            };
+            let r = vault.reason(
+                &who,
+                question,
+                model.as_ref().map(|m| m as &dyn mindex::Embedder),
+                &reason_options(*timeout_s),
+            )?;
+            out.write_outcome(&r, !r.ok, &r.text)?;
+            if !r.ok {
+                return Ok(ExitCode::from(EXIT_REFUSED));
+            }
+            Ok(())
         }
         Command::Hook { event } => Ok(hook::run(event, cli.vault.as_deref())).map(|_| ()),
         Command::Health => {

@@ -26,7 +26,7 @@ use crate::identity::Caller;
 use crate::lexical::Hit;
 use crate::memory::MemoryInput;
 use crate::memory::text::{FmValue, parse_frontmatter, sanitize};
-use crate::query::{QueryOptions, SubQuery, SubQueryKind};
+use crate::query::{SubQuery, SubQueryKind};
 use crate::vault::{RecallOptions, Vault, WorkInput};
 
 /// Protocol versions this server speaks, newest first.
@@ -61,6 +61,8 @@ pub struct McpOptions {
     pub identity_timeout: Duration,
     /// Use the default embedding model for `search`/`query`/`recall` when vectors exist.
     pub use_vectors: bool,
+    /// How the `reason` tool runs its agent session.
+    pub reason: crate::vault::ReasonOptions,
 }
 
 impl Default for McpOptions {
@@ -68,6 +70,7 @@ impl Default for McpOptions {
         McpOptions {
             identity_timeout: IDENTITY_TIMEOUT,
             use_vectors: true,
+            reason: crate::vault::ReasonOptions::default(),
         }
     }
 }
@@ -624,6 +627,25 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
+            "reason" => {
+                let question = arg_str(args, "question").unwrap_or("");
+                let model = self.embedder();
+                match self.vault.reason(
+                    caller,
+                    question,
+                    model.as_deref().map(|m| m as &dyn Embedder),
+                    &self.opts.reason,
+                ) {
+                    Ok(r) if r.ok => Ok(text_result(
+                        r.text.clone(),
+                        serde_json::to_value(&r).unwrap_or_default(),
+                    )),
+                    Ok(r) => Ok(json!({"content": [{"type": "text", "text": r.text}],
+                        "structuredContent": serde_json::to_value(&r).unwrap_or_default(),
+                        "isError": true})),
+                    Err(e) => Ok(tool_error(e.to_string())),
+                }
+            }
             "health" => match self.vault.health(caller) {
                 Ok(h) => Ok(text_result(
                     h.to_text(),
@@ -645,39 +667,23 @@ impl McpServer {
         }
     }
 
-    /// Runs the sub-queries over-fetching `max(limit × 4, 20)`, keeps only hits in visible notes,
-    /// and returns (shown hits, withheld count, total, notices).
+    /// Runs the sub-queries through [`Vault::scoped_query`] and returns (shown hits, withheld
+    /// count, total, notices).
     fn scoped_search(
         &self,
         subs: &[SubQuery],
         limit: usize,
     ) -> crate::Result<(Vec<Hit>, usize, usize, Vec<String>)> {
-        // Each hit is checked against the policy (roots, never-expose, private, memory root,
-        // symlink containment): a few syscalls per hit instead of enumerating the vault.
-        let ex = self.vault.exposure();
         let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
             self.embedder()
         } else {
             None
         };
-        let opts = QueryOptions {
-            limit: (limit * 4).max(20),
-            ..QueryOptions::default()
-        };
-        let r = self
-            .vault
-            .query(model.as_deref().map(|m| m as &dyn Embedder), subs, &opts)?;
-        let total = r.hits.len();
-        let permitted: Vec<Hit> = r
-            .hits
-            .into_iter()
-            .map(|h| h.hit)
-            .filter(|h| ex.may_read(&h.path).is_ok())
-            .collect();
-        let withheld = total - permitted.len();
-        let shown = permitted.into_iter().take(limit).collect();
+        let r =
+            self.vault
+                .scoped_query(model.as_deref().map(|m| m as &dyn Embedder), subs, limit)?;
         // Without vectors the ranking is lexical; that is normal, not a notice worth repeating.
-        Ok((shown, withheld, total, Vec::new()))
+        Ok((r.hits, r.withheld, r.total, Vec::new()))
     }
 
     fn list_resources(&self) -> Vec<Value> {
@@ -928,6 +934,10 @@ pub fn tools() -> Vec<Value> {
                 "dry_run": {"type": "boolean", "default": false}},
                 "required": ["title", "summary"]},
             "annotations": annotations("Record work done", false)}),
+        json!({"name": "reason", "description": "Answer a question that needs reading across notes: runs a read-only agent session over the exposed vault (minutes, not seconds), seeded with search evidence. Refuses by name when it times out or ends early; never returns a partial answer.",
+            "inputSchema": {"type": "object", "properties": {"question": s("The question, in full")}, "required": ["question"]},
+            "annotations": {"title": "Reason over the vault", "readOnlyHint": false, "destructiveHint": false,
+                "idempotentHint": false, "openWorldHint": true}}),
         json!({"name": "health", "description": "What this session sees of the vault: caller, memory store, exposed roots, index; warnings for anything that degrades retrieval.",
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": annotations("Vault health", true)}),
@@ -958,6 +968,7 @@ mod tests {
             McpOptions {
                 identity_timeout: Duration::from_millis(timeout_ms),
                 use_vectors: false,
+                ..McpOptions::default()
             },
             move |line: &str| {
                 let _ = tx.lock().unwrap().send(serde_json::from_str(line).unwrap());
@@ -1025,7 +1036,7 @@ mod tests {
             &s,
             json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
         );
-        assert_eq!(next(&rx)["result"]["tools"].as_array().unwrap().len(), 10);
+        assert_eq!(next(&rx)["result"]["tools"].as_array().unwrap().len(), 11);
     }
 
     #[test]

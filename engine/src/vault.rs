@@ -22,8 +22,11 @@ use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
 mod agent;
+mod reason;
 mod render;
 mod work;
+
+pub use reason::{REASON_TIMEOUT, ReasonOptions, Reasoning, ScopedHits};
 
 pub use agent::{
     BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,

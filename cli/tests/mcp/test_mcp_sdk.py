@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError as McpError
 
 BIN = os.environ.get("MINDEX_BIN", "mindex")
-TOOLS = {"search", "query", "get", "multi_get", "expand", "recall", "remember", "record_work", "health", "status"}
+TOOLS = {"search", "query", "get", "multi_get", "expand", "recall", "remember", "record_work", "health", "status", "reason"}
 
 
 @pytest.fixture()
@@ -33,7 +33,7 @@ def run(coro):
     return asyncio.run(coro)
 
 
-async def session_do(vault: Path, root: Path | None, body, stderr_path: Path):
+async def session_do(vault: Path, root: Path | None, body, stderr_path: Path, env: dict | None = None):
     """Starts `mindex mcp`, answers roots/list with `root`, runs `body(session)`."""
 
     async def roots(_ctx):
@@ -41,7 +41,7 @@ async def session_do(vault: Path, root: Path | None, body, stderr_path: Path):
             return types.ListRootsResult(roots=[])
         return types.ListRootsResult(roots=[types.Root(uri=root.as_uri())])
 
-    params = StdioServerParameters(command=BIN, args=["mcp", "--vault", str(vault), "--no-vectors"])
+    params = StdioServerParameters(command=BIN, args=["mcp", "--vault", str(vault), "--no-vectors"], env=env)
     with open(stderr_path, "w") as err:
         async with stdio_client(params, errlog=err) as (read, write):
             async with ClientSession(read, write, list_roots_callback=roots) as s:
@@ -101,6 +101,11 @@ def test_every_tool_resource_and_prompt(vault: Path, tmp_path: Path) -> None:
         assert "Caller: atlas" in text_of(r)
         r = await s.call_tool("status", {})
         assert r.structured_content["indexed"] is True
+        r = await s.call_tool("reason", {"question": "Why did payments move to the new ledger?"})
+        assert not r.is_error, text_of(r)
+        assert text_of(r).startswith("Postgres gives multi-row transactions"), text_of(r)
+        assert "Reasoned over the vault in 3 turn(s)" in text_of(r)
+        assert r.structured_content["record"].startswith("thinking/reasoning/")
 
         with pytest.raises(McpError) as e:
             await s.call_tool("no_such_tool", {})
@@ -126,11 +131,18 @@ def test_every_tool_resource_and_prompt(vault: Path, tmp_path: Path) -> None:
         out["ok"] = True
         return out
 
-    assert run(session_do(vault, repo, body, errlog))["ok"]
+    # A stand-in for the agent CLI `reason` spawns: answers in the CLI's JSON result shape.
+    agent = tmp_path / "agent.sh"
+    agent.write_text("#!/bin/sh\necho '{\"is_error\":false,\"result\":\"Postgres gives multi-row transactions.\","
+                     "\"num_turns\":3,\"total_cost_usd\":0.01,\"modelUsage\":{\"stand-in\":{}}}'\n")
+    agent.chmod(0o755)
+    env = {"MINDEX_REASON_BIN": str(agent)}
+    assert run(session_do(vault, repo, body, errlog, env))["ok"]
     assert errlog.read_text() == "", "the server writes nothing to stderr"
     log = (vault / ".mindex" / "audit.jsonl").read_text().splitlines()
     actions = {json.loads(l)["action"] for l in log}
-    assert {"search", "get", "expand", "recall", "remember", "record_work", "resource_read", "resource_denied"} <= actions
+    assert {"search", "get", "expand", "recall", "remember", "record_work", "reason", "resource_read",
+            "resource_denied"} <= actions
 
 
 def test_anonymous_client_sees_general_memories_only(vault: Path, tmp_path: Path) -> None:

@@ -1,0 +1,576 @@
+//! `reason`: hand a question to a read-only agent session run over the vault (tier 3: minutes),
+//! seeded with the scoped search's evidence, bounded by a timeout, and audited.
+//!
+//! The agent CLI is spawned with no MCP servers of its own (an isolation config), the read tools
+//! only, and a prompt that draws the read boundary of the exposure policy. Nothing partial is
+//! ever returned: a run that times out, ends early or cannot start is refused by name.
+
+use std::fs;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::Vault;
+use crate::embed::Embedder;
+use crate::error::Result;
+use crate::identity::Caller;
+use crate::lexical::Hit;
+use crate::query::{QueryOptions, SubQuery, SubQueryKind};
+
+/// The default wall-clock limit of a reasoning session.
+pub const REASON_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much of the session's stdout is kept.
+const STDOUT_CAP: usize = 64 << 20;
+/// How much of its stderr is kept (characters).
+const STDERR_CAP: usize = 4096;
+/// Hits of seed evidence.
+const SEED_HITS: usize = 6;
+/// Model names that mean "the CLI's own default".
+const MODEL_ALIASES: &[&str] = &[
+    "haiku",
+    "sonnet",
+    "opus",
+    "default",
+    "sonnet[1m]",
+    "opusplan",
+];
+
+/// How to run the reasoning session.
+#[derive(Debug, Clone, Default)]
+pub struct ReasonOptions {
+    /// The agent CLI to run. Default: the manifest's `reason.command`, else `claude`.
+    pub command: Option<PathBuf>,
+    /// Wall-clock limit; the session is killed past it. Default: the manifest's
+    /// `reason.timeout_s`, else [`REASON_TIMEOUT`].
+    pub timeout: Option<Duration>,
+}
+
+/// What a `reason` call gave.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Reasoning {
+    /// Whether an answer came back.
+    pub ok: bool,
+    /// What to show: the answer with its footer, or the refusal naming why.
+    pub text: String,
+    /// The answer alone, when there is one.
+    pub answer: Option<String>,
+    /// How the session ended: `success`, `timeout`, `spawn_error`, `unparseable`, or the CLI's
+    /// own terminal reason.
+    pub terminal: String,
+    /// Agent turns used.
+    pub turns: u64,
+    /// Cost the CLI reported, in US dollars.
+    pub cost_usd: f64,
+    /// The model pinned by the manifest (`reason.model`), when it pins one.
+    pub model_asked: Option<String>,
+    /// The model the CLI says it used.
+    pub model_used: Option<String>,
+    /// Wall-clock time of the session.
+    pub wall_ms: u64,
+    /// The vault-relative record of the answer, when one was written.
+    pub record: Option<String>,
+    /// The seed evidence's permitted hits.
+    pub evidence: Vec<String>,
+}
+
+/// Hits of a scoped search and what the policy withheld.
+#[derive(Debug, Clone, Default)]
+pub struct ScopedHits {
+    /// The hits in notes the caller may read, best first.
+    pub hits: Vec<Hit>,
+    /// Hits dropped because their note is outside the exposure policy.
+    pub withheld: usize,
+    /// Hits before filtering.
+    pub total: usize,
+}
+
+impl Vault {
+    /// Runs the sub-queries over-fetching `max(limit × 4, 20)` and keeps only hits in notes the
+    /// exposure policy lets agents read: the result is filtered, never the query.
+    pub fn scoped_query(
+        &self,
+        model: Option<&dyn Embedder>,
+        subs: &[SubQuery],
+        limit: usize,
+    ) -> Result<ScopedHits> {
+        let ex = self.exposure();
+        let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
+            model
+        } else {
+            None
+        };
+        let opts = QueryOptions {
+            limit: (limit * 4).max(20),
+            ..QueryOptions::default()
+        };
+        let r = self.query(model, subs, &opts)?;
+        let total = r.hits.len();
+        let permitted: Vec<Hit> = r
+            .hits
+            .into_iter()
+            .map(|h| h.hit)
+            .filter(|h| ex.may_read(&h.path).is_ok())
+            .collect();
+        let withheld = total - permitted.len();
+        Ok(ScopedHits {
+            hits: permitted.into_iter().take(limit).collect(),
+            withheld,
+            total,
+        })
+    }
+
+    /// Answers `question` with a read-only agent session over the vault (see the module docs).
+    pub fn reason(
+        &self,
+        caller: &Caller,
+        question: &str,
+        model: Option<&dyn Embedder>,
+        opts: &ReasonOptions,
+    ) -> Result<Reasoning> {
+        let question = question.trim();
+        if question.is_empty() {
+            return Ok(refused(
+                "Not run: no question given.\n\nAsk one question the vault can answer, e.g. \"why did we move payments to the new ledger, and what did it cost?\"",
+                "no_question",
+            ));
+        }
+        let ctx = self.agent();
+        let ex = &ctx.exposure;
+        if ex.roots().is_empty() {
+            return Ok(refused(
+                "Not run: this vault exposes no folders to agents. Set `mcp_exposed_roots` (or `user_content_roots`) in vault-manifest.json.",
+                "no_roots",
+            ));
+        }
+        let manifest = &ctx.manifest;
+        let reason_cfg = manifest.value("reason").cloned().unwrap_or(Value::Null);
+        let model_asked = reason_cfg["model"]
+            .as_str()
+            .map(str::trim)
+            .filter(|m| !m.is_empty() && !MODEL_ALIASES.contains(&m.to_ascii_lowercase().as_str()))
+            .map(str::to_string);
+        let command = opts
+            .command
+            .clone()
+            .or_else(|| {
+                reason_cfg["command"]
+                    .as_str()
+                    .filter(|c| !c.trim().is_empty())
+                    .map(PathBuf::from)
+            })
+            .unwrap_or_else(|| PathBuf::from("claude"));
+        let timeout = opts.timeout.unwrap_or_else(|| {
+            reason_cfg["timeout_s"]
+                .as_u64()
+                .filter(|s| *s > 0)
+                .map_or(REASON_TIMEOUT, Duration::from_secs)
+        });
+
+        // Seed evidence through the same scoped search agents get.
+        let seed = match self.scoped_query(model, &SubQuery::hybrid(question), SEED_HITS) {
+            Ok(s) => s,
+            Err(e) => {
+                return Ok(refused(
+                    &format!(
+                        "Not run: the seed search failed ({e}). Run `mindex update` and retry."
+                    ),
+                    "search_failed",
+                ));
+            }
+        };
+        let evidence: Vec<String> = seed.hits.iter().map(|h| h.path.clone()).collect();
+        let evidence_text = seed
+            .hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "- {} ({}:{}) — {}",
+                    h.title,
+                    h.path,
+                    h.line,
+                    h.snippet.replace('\n', " ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+
+        let isolation = match isolation_config(&self.index_dir) {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(refused(
+                    &format!(
+                        "Not run: the spawn could not be isolated from other MCP servers ({e})."
+                    ),
+                    "not_isolated",
+                ));
+            }
+        };
+        let prompt = build_prompt(question, ex, &evidence_text);
+        let mut args: Vec<String> = vec!["-p".into(), prompt];
+        if let Some(m) = &model_asked {
+            args.extend(["--model".into(), m.clone()]);
+        }
+        args.extend([
+            "--output-format".into(),
+            "json".into(),
+            "--strict-mcp-config".into(),
+            "--mcp-config".into(),
+            isolation.to_string_lossy().into_owned(),
+            "--tools".into(),
+            "Read,Grep,Glob".into(),
+        ]);
+        let started = Instant::now();
+        let run = run_bounded(&command, &args, &self.root, timeout);
+        let wall_ms = started.elapsed().as_millis() as u64;
+        let mut out = interpret(run, model_asked.clone());
+        out.wall_ms = wall_ms;
+        out.evidence = evidence;
+        let seed_block = if evidence_text.is_empty() {
+            "(the seed search found nothing the policy lets agents read)".to_string()
+        } else {
+            format!("Seed evidence:\n{evidence_text}")
+        };
+        if out.ok {
+            let answer = out.answer.clone().unwrap_or_default();
+            let model_line = match (&out.model_used, &model_asked) {
+                (Some(used), Some(asked)) if !used.contains(asked.as_str()) => {
+                    format!("⚠ Model: {used} — NOT the pinned {asked}; check reason.model.")
+                }
+                (used, Some(_)) => format!(
+                    "Model: {} (pinned via reason.model).",
+                    used.as_deref().unwrap_or("unknown")
+                ),
+                (used, None) => format!(
+                    "Model: {} (your CLI default; pin one with reason.model).",
+                    used.as_deref().unwrap_or("unknown")
+                ),
+            };
+            let record = self.write_reasoning_record(question, &answer, &out);
+            out.text = format!(
+                "{answer}\n\n---\nReasoned over the vault in {} turn(s), {:.1}s. Reported cost ${:.4}.\n{model_line}",
+                out.turns,
+                wall_ms as f64 / 1000.0,
+                out.cost_usd
+            );
+            if let Some(r) = &record {
+                out.text.push_str(&format!("\nFull record: {r}"));
+            }
+            out.record = record;
+        } else {
+            out.text = format!("{}\n\n{seed_block}", out.text);
+        }
+        let q: String = question.chars().take(2000).collect();
+        let q = if question.chars().count() > 2000 {
+            format!("{q}…")
+        } else {
+            q
+        };
+        self.audit_log().append(
+            "reason",
+            caller.project.as_deref(),
+            json!({
+                "question": q,
+                "cost_usd": out.cost_usd,
+                "turns": out.turns,
+                "terminal": out.terminal,
+                "model_asked": model_asked,
+                "model_used": out.model_used,
+                "wall_ms": wall_ms,
+                "roots": ex.roots(),
+            }),
+        );
+        Ok(out)
+    }
+
+    /// Writes `thinking/reasoning/<stamp>.md` (outside every exposed root: inferred text is
+    /// never served back as vault fact); `None` when it cannot be written.
+    fn write_reasoning_record(
+        &self,
+        question: &str,
+        answer: &str,
+        r: &Reasoning,
+    ) -> Option<String> {
+        let stamp = crate::audit::iso_utc_now().replace([':', '.'], "-");
+        let rel = format!("thinking/reasoning/{stamp}.md");
+        let path = self.root.join(&rel);
+        fs::create_dir_all(path.parent()?).ok()?;
+        let text = format!(
+            "---\ndate: {}\ndescription: {}\nsource: mcp-reason\nconfidence: inferred\nmodel: {}\nturns: {}\ntags: [thinking, reasoning]\n---\n# {}\n\n{}\n\n## Evidence searched first\n{}\n",
+            &stamp[..10],
+            crate::memory::text::json_str(&question.chars().take(150).collect::<String>()),
+            crate::memory::text::json_str(r.model_used.as_deref().unwrap_or("unknown")),
+            r.turns,
+            question
+                .lines()
+                .next()
+                .unwrap_or("Reasoning")
+                .chars()
+                .take(120)
+                .collect::<String>(),
+            answer,
+            r.evidence
+                .iter()
+                .map(|p| format!("- [[{}]]", crate::note::file_stem(p)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .ok()?;
+        std::io::Write::write_all(&mut f, text.as_bytes()).ok()?;
+        Some(rel)
+    }
+}
+
+fn refused(text: &str, terminal: &str) -> Reasoning {
+    Reasoning {
+        text: text.to_string(),
+        terminal: terminal.to_string(),
+        ..Reasoning::default()
+    }
+}
+
+/// `<index>/reason-no-mcp.json` = `{"mcpServers":{}}`: reused when it parses, else created
+/// without ever replacing a file another process wrote first.
+fn isolation_config(index_dir: &Path) -> std::io::Result<PathBuf> {
+    let path = index_dir.join("reason-no-mcp.json");
+    let usable = |p: &Path| {
+        fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .is_some_and(|v| v["mcpServers"].is_object())
+    };
+    if usable(&path) {
+        return Ok(path);
+    }
+    fs::create_dir_all(index_dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(index_dir)?;
+    std::io::Write::write_all(&mut tmp, br#"{"mcpServers":{}}"#)?;
+    match tmp.persist_noclobber(&path) {
+        Ok(_) => {}
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.error),
+    }
+    if usable(&path) {
+        Ok(path)
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is not an MCP config",
+            path.display()
+        )))
+    }
+}
+
+fn build_prompt(question: &str, ex: &crate::exposure::Exposure, evidence: &str) -> String {
+    let mut p = format!("{question}\n\n");
+    let roots = ex.roots();
+    p.push_str(&format!(
+        "Read ONLY within these folders of the vault: {}. Never read `{}/`, `.mindex/` or `.claude/`.",
+        roots.iter().map(|r| format!("`{r}/`")).collect::<Vec<_>>().join(", "),
+        ex.memory_root()
+    ));
+    if !ex.never_expose().is_empty() {
+        p.push_str(&format!(
+            " Never read files named {}.",
+            ex.never_expose().join(", ")
+        ));
+    }
+    p.push_str(" Skip any note whose frontmatter says `private: true`.\n\n");
+    if evidence.is_empty() {
+        p.push_str(
+            "The index search found nothing for this question. Read the allowed folders directly; \
+             do not treat the empty search as proof the vault is silent.\n\n",
+        );
+    } else {
+        p.push_str(&format!(
+            "Start from this evidence (search hits; open the notes for context):\n<evidence>\n{evidence}\n</evidence>\n\n"
+        ));
+    }
+    p.push_str(
+        "Mark every claim: [vault: path] when a note states it, [inferred] when you reasoned it from \
+         notes, [unknown] when the vault does not say. Answer in plain markdown.",
+    );
+    p
+}
+
+/// What the spawned session gave.
+struct Run {
+    spawn_error: Option<String>,
+    timed_out: bool,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+/// Runs `command args` in `cwd` in its own process group, killing the group past `timeout`.
+fn run_bounded(command: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Run {
+    let mut cmd = Command::new(command);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Run {
+                spawn_error: Some(format!("{}: {e}", command.display())),
+                timed_out: false,
+                stdout: Vec::new(),
+                stderr: String::new(),
+            };
+        }
+    };
+    let read_capped = |mut r: Box<dyn std::io::Read + Send>, cap: usize| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut buf = [0u8; 64 * 1024];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let room = cap.saturating_sub(kept.len());
+                        kept.extend_from_slice(&buf[..n.min(room)]);
+                    }
+                }
+            }
+            kept
+        })
+    };
+    let out_t = child
+        .stdout
+        .take()
+        .map(|s| read_capped(Box::new(s), STDOUT_CAP));
+    let err_t = child
+        .stderr
+        .take()
+        .map(|s| read_capped(Box::new(s), STDERR_CAP * 4));
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                timed_out = true;
+                kill_group(&mut child);
+                let _ = child.wait();
+                break;
+            }
+        }
+    }
+    // The group is gone or finished; make sure no straggler keeps the pipes open.
+    if timed_out {
+        kill_group(&mut child);
+    }
+    let stdout = out_t.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr_bytes = err_t.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr: String = String::from_utf8_lossy(&stderr_bytes)
+        .chars()
+        .take(STDERR_CAP)
+        .collect();
+    Run {
+        spawn_error: None,
+        timed_out,
+        stdout,
+        stderr,
+    }
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: plain syscall; a negative pid addresses the child's process group.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+}
+
+/// Reads the CLI's JSON result (`result`, `is_error`, `total_cost_usd`, `num_turns`,
+/// `modelUsage`, `terminal_reason`).
+fn interpret(run: Run, model_asked: Option<String>) -> Reasoning {
+    let mut r = Reasoning {
+        model_asked,
+        ..Reasoning::default()
+    };
+    if let Some(e) = run.spawn_error {
+        r.terminal = "spawn_error".into();
+        r.text = format!(
+            "Not run: the reasoning session could not start ({e}). Install the agent CLI, or point \
+             MINDEX_REASON_BIN (or `reason.command` in vault-manifest.json) at it."
+        );
+        return r;
+    }
+    let parsed = serde_json::from_slice::<Value>(&run.stdout)
+        .ok()
+        .filter(Value::is_object);
+    if let Some(v) = &parsed {
+        r.turns = v["num_turns"].as_u64().unwrap_or(0);
+        r.cost_usd = v["total_cost_usd"].as_f64().unwrap_or(0.0);
+        r.model_used = v["modelUsage"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+            .filter(|s| !s.is_empty());
+    }
+    if run.timed_out {
+        r.terminal = "timeout".into();
+    } else if let Some(v) = &parsed {
+        r.terminal = v["terminal_reason"]
+            .as_str()
+            .or_else(|| v["subtype"].as_str())
+            .unwrap_or(if v["is_error"] == Value::Bool(true) {
+                "error"
+            } else {
+                "success"
+            })
+            .to_string();
+    } else {
+        r.terminal = "unparseable".into();
+        let source = if run.stderr.trim().is_empty() {
+            String::from_utf8_lossy(&run.stdout).into_owned()
+        } else {
+            run.stderr.clone()
+        };
+        let head: String = source.chars().take(300).collect();
+        r.text = format!("Not run: the reasoning session gave no readable result: {head}");
+        return r;
+    }
+    let answer = parsed
+        .as_ref()
+        .and_then(|v| v["result"].as_str())
+        .map(str::trim)
+        .filter(|a| !a.is_empty());
+    let failed = run.timed_out
+        || parsed
+            .as_ref()
+            .is_some_and(|v| v["is_error"] == Value::Bool(true));
+    match answer {
+        Some(a) if !failed => {
+            r.ok = true;
+            r.answer = Some(a.to_string());
+        }
+        _ => {
+            r.text = format!(
+                "Not run: no answer — it ended early ({}) after {} turn(s).",
+                r.terminal, r.turns
+            );
+        }
+    }
+    r
+}
