@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command from a fresh clone: build mindex, create the sample vault, index it, search it,
-# install the embedding model, embed the vault and run a hybrid (semantic + lexical) query.
+# install the embedding model, embed the vault, run a hybrid (semantic + lexical) query, remember and
+# recall a lesson, and show the session-start briefing an agent hook injects.
 #   ./scripts/quickstart.sh [VAULT_DIR]      (default: ./sample-vault)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,10 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then exit "$rc"; fi
 echo
 echo "==> mindex recall --caller checkout \"double charge\"   (what reaches that repository)"
 "$mindex" recall --vault "$vault" --caller checkout --explain "double charge"
+echo
+echo "==> mindex hook session-start   (what Claude Code, Codex or Gemini gets at the top of a session; meter last)"
+echo '{"source":"startup"}' | CLAUDE_PROJECT_DIR="$vault" MINDEX_HOOK_NO_REFRESH=1 "$mindex" hook session-start \
+  | python3 -c 'import json,sys; t=json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"]; print("\n".join(t.splitlines()[:12])); print("  …"); print(t.splitlines()[-1])'
 echo
 echo "==> mindex status"
 "$mindex" status --vault "$vault"
