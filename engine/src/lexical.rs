@@ -6,6 +6,8 @@
 //! are deleted together. All changes of one update are applied in a single tantivy commit, so a
 //! reader sees either the old index or the new one, never a mix.
 
+mod tokenizer;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -59,25 +61,36 @@ const STOP_WORDS: &[&str] = &[
 /// The text analyzer of the searchable text fields.
 const ANALYZER: &str = "mindex_en";
 
-/// Words split on non-alphanumerics, long tokens dropped, lowercased, accents folded, English stop
-/// words removed, Snowball-stemmed. Tokenizers are not stored in the index: this runs on every open.
-fn register_analyzer(index: &Index) {
+/// Words split by [`tokenizer::WordTokenizer`] (every script; identifiers by whole form and
+/// parts), long tokens dropped, lowercased, accents folded, English stop words removed,
+/// Snowball-stemmed. `whole_forms` is on for indexing and off for queries (see the tokenizer).
+fn analyzer(whole_forms: bool) -> tantivy::tokenizer::TextAnalyzer {
     use tantivy::tokenizer::{
-        AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-        StopWordFilter, TextAnalyzer,
+        AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter,
+        TextAnalyzer,
     };
-    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
+    TextAnalyzer::builder(tokenizer::WordTokenizer { whole_forms })
+        .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
-        .dynamic();
-    builder = builder.filter_dynamic(StopWordFilter::remove(
-        STOP_WORDS.iter().map(|w| w.to_string()),
-    ));
-    let analyzer = builder
-        .filter_dynamic(Stemmer::new(Language::English))
-        .build();
-    index.tokenizers().register(ANALYZER, analyzer);
+        .filter(StopWordFilter::remove(
+            STOP_WORDS.iter().map(|w| w.to_string()),
+        ))
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// Registers the indexing analyzer. Tokenizers are not stored in the index: this runs on every
+/// open.
+fn register_analyzer(index: &Index) {
+    index.tokenizers().register(ANALYZER, analyzer(true));
+}
+
+/// The tokenizers queries are parsed with: the query form of the analyzer.
+fn query_tokenizers() -> tantivy::tokenizer::TokenizerManager {
+    let manager = tantivy::tokenizer::TokenizerManager::default();
+    manager.register(ANALYZER, analyzer(false));
+    manager
 }
 
 fn schema() -> (Schema, Fields) {
@@ -223,8 +236,8 @@ impl Lexical {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let mut parser_any = QueryParser::for_index(
-            &index,
+        let mut parser_any = QueryParser::new(
+            index.schema(),
             vec![
                 fields.title,
                 fields.aliases,
@@ -234,6 +247,7 @@ impl Lexical {
                 fields.path_text,
                 fields.body,
             ],
+            query_tokenizers(),
         );
         parser_any.set_field_boost(fields.title, 2.0);
         parser_any.set_field_boost(fields.aliases, 2.0);
@@ -298,8 +312,9 @@ impl Lexical {
         let searcher = self.reader.searcher();
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
+        let query = tokenizer::cjk_query_words(query);
         for parser in [&self.parser_all, &self.parser_any] {
-            let (query, _errors) = parser.parse_query_lenient(query);
+            let (query, _errors) = parser.parse_query_lenient(&query);
             self.collect(&searcher, &*query, opts, &mut seen, &mut hits)?;
             if hits.len() >= opts.limit {
                 break;
@@ -322,8 +337,9 @@ impl Lexical {
         );
         let mut seen = HashSet::new();
         let mut out = Vec::new();
+        let query = tokenizer::cjk_query_words(query);
         for parser in [&self.parser_all, &self.parser_any] {
-            let (parsed, _errors) = parser.parse_query_lenient(query);
+            let (parsed, _errors) = parser.parse_query_lenient(&query);
             // The folder filter scores 0, so BM25 alone orders the notes.
             let q = BooleanQuery::new(vec![
                 (Occur::Must, parsed),
@@ -503,9 +519,12 @@ impl Lexical {
         let line_start = u64_of(doc, f.line_start);
         let mut line = line_start;
         let mut heading = text_of(doc, f.trail);
-        if let Some(first) = snippet.highlighted().first() {
+        if let Some(first) = snippet.highlighted().iter().map(|r| r.start).min() {
             let body = text_of(doc, f.body);
-            let at = (snippet.fragment_range().start + first.start).min(body.len());
+            let mut at = (snippet.fragment_range().start + first).min(body.len());
+            while !body.is_char_boundary(at) {
+                at -= 1;
+            }
             line += body.as_bytes()[..at]
                 .iter()
                 .filter(|&&b| b == b'\n')
@@ -525,7 +544,7 @@ impl Lexical {
             let mut out = String::with_capacity(snippet.fragment().len() + 8);
             let frag = snippet.fragment();
             let mut at = 0;
-            for r in snippet.highlighted() {
+            for r in merged_ranges(snippet.highlighted(), frag) {
                 out.push_str(&frag[at..r.start]);
                 out.push_str("**");
                 out.push_str(&frag[r.start..r.end]);
@@ -548,6 +567,33 @@ impl Lexical {
             snippet: text.split_whitespace().collect::<Vec<_>>().join(" "),
         }
     }
+}
+
+/// Highlight ranges sorted, merged and kept inside `frag` on character boundaries: a CJK pair
+/// overlaps its characters, and an identifier's whole form its parts (and may run past the end of
+/// a fragment cut after one of them).
+fn merged_ranges(ranges: &[std::ops::Range<usize>], frag: &str) -> Vec<std::ops::Range<usize>> {
+    let floor = |mut i: usize| {
+        i = i.min(frag.len());
+        while !frag.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let mut sorted: Vec<std::ops::Range<usize>> = ranges
+        .iter()
+        .map(|r| floor(r.start)..floor(r.end))
+        .filter(|r| r.start < r.end)
+        .collect();
+    sorted.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(sorted.len());
+    for r in sorted {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 /// The text a chunk is embedded as: its note's title and heading trail give the passage context.

@@ -1,0 +1,373 @@
+//! The word splitter under the lexical analyzer: every script, and code-like identifiers.
+//!
+//! - Chinese, Japanese and Korean text has no spaces between words, so a run of CJK characters is
+//!   indexed as its single characters and its overlapping character pairs (bigrams), each pair at
+//!   the position of its first character. A query's CJK run is turned into its pairs by
+//!   [`cjk_query_words`], so a query matches a note sharing enough of its character pairs, with no
+//!   dictionary and no configuration: the script decides, per character run.
+//! - Other text splits on anything that is not a letter or digit, except the identifier
+//!   connectors `-`, `_`, `.`, `/` and `\` inside a word. A word holding connectors or camelCase
+//!   boundaries (`deploy-v2.4.7-hotfix`, `snake_case_name`, `CamelCase`, `path/to/file.rs`) gives
+//!   its parts, one position each; in the index an identifier also gives its whole form at the
+//!   first part's position. Identifiers are words with `_`, `/`, `\`, a camelCase boundary, a dot
+//!   next to a letter, or a hyphen in a word holding a digit; plain hyphenated words (`long-term`)
+//!   and numbers (`0.05`) are only their parts (measured: whole forms of those cost BM25 quality on
+//!   the English sets). A query gives the parts only, so a typed identifier is a phrase of its parts that
+//!   matches the identifier (and the same words written with other connectors), while a single
+//!   lowercase word still finds the whole form (`camelcase` finds `CamelCase`).
+//! - Full-width Latin letters and digits are read as their ASCII forms.
+//!
+//! Lowercasing, accent folding, stop words and stemming follow in the analyzer's filters.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// The splitter. `whole_forms` is on for indexing, off for queries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WordTokenizer {
+    pub(crate) whole_forms: bool,
+}
+
+/// Whether `c` belongs to a script written without spaces between words (Han, Hiragana,
+/// Katakana) or indexed like one (Hangul syllables and jamo).
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x309F       // Hiragana
+        | 0x30A0..=0x30FF     // Katakana
+        | 0x31F0..=0x31FF     // Katakana phonetic extensions
+        | 0x3400..=0x4DBF     // CJK extension A
+        | 0x4E00..=0x9FFF     // CJK unified ideographs
+        | 0xF900..=0xFAFF     // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F     // half-width Katakana
+        | 0x1100..=0x11FF     // Hangul jamo
+        | 0x3130..=0x318F     // Hangul compatibility jamo
+        | 0xAC00..=0xD7AF     // Hangul syllables
+        | 0x20000..=0x2FA1F   // CJK extensions B-F and compatibility supplement
+    )
+}
+
+fn is_connector(c: char) -> bool {
+    matches!(c, '-' | '_' | '.' | '/' | '\\')
+}
+
+/// Full-width ASCII (U+FF01..U+FF5E) read as ASCII.
+fn narrow(c: char) -> char {
+    match c as u32 {
+        0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        _ => c,
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
+}
+
+/// The parts of one word (connectors and camelCase boundaries), as byte ranges of `word`.
+fn parts(word: &[(usize, char)]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for i in 0..word.len() {
+        let c = word[i].1;
+        if is_connector(c) {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+            continue;
+        }
+        if let Some(s) = start {
+            let prev = word[i - 1].1;
+            let next = word.get(i + 1).map(|x| x.1);
+            // lower→Upper (camelCase), or the last capital of an acronym before a lowercase
+            // letter (HTTPServer → HTTP, Server). Letters and digits stay together (v2, p99).
+            let camel = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase()
+                    && c.is_uppercase()
+                    && next.is_some_and(char::is_lowercase));
+            if camel {
+                out.push((s, i));
+                start = Some(i);
+            }
+        } else {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, word.len()));
+    }
+    out
+}
+
+/// Splits `text` into tokens (see the module docs).
+pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
+    let chars: Vec<(usize, char)> = text.char_indices().map(|(i, c)| (i, narrow(c))).collect();
+    let end_of = |i: usize| chars.get(i).map_or(text.len(), |x| x.0);
+    let mut out = Vec::new();
+    let mut position = 0usize;
+    let push = |out: &mut Vec<Token>, from: usize, to: usize, text: String, position: usize| {
+        out.push(Token {
+            offset_from: from,
+            offset_to: to,
+            position,
+            text,
+            position_length: 1,
+        });
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i].1;
+        if is_cjk(c) {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i].1) {
+                i += 1;
+            }
+            for k in start..i {
+                let from = chars[k].0;
+                push(
+                    &mut out,
+                    from,
+                    end_of(k + 1),
+                    chars[k].1.to_string(),
+                    position,
+                );
+                if k + 1 < i {
+                    let pair: String = [chars[k].1, chars[k + 1].1].iter().collect();
+                    push(&mut out, from, end_of(k + 2), pair, position);
+                }
+                position += 1;
+            }
+            continue;
+        }
+        if !is_word_char(c) {
+            i += 1;
+            continue;
+        }
+        // A word: letters and digits, with connectors inside (not at its ends).
+        let start = i;
+        let mut j = i;
+        let mut last_word_char = i;
+        while j < chars.len() {
+            let cj = chars[j].1;
+            if is_word_char(cj) {
+                last_word_char = j;
+            } else if !is_connector(cj) {
+                break;
+            }
+            j += 1;
+        }
+        let word = &chars[start..=last_word_char];
+        let spans = parts(word);
+        let text_of = |a: usize, b: usize| -> String { word[a..b].iter().map(|x| x.1).collect() };
+        // Is it an identifier, indexed whole as well? (See the module docs.)
+        let identifier = word.iter().enumerate().any(|(k, x)| match x.1 {
+            '_' | '/' | '\\' => true,
+            // A hyphen in a code-like word (`sev-1`, `deploy-v2`), not between plain words.
+            '-' => word.iter().any(|y| y.1.is_ascii_digit()),
+            // A dot next to a letter (`file.rs`, `v2.4`), not inside a number (`0.05`).
+            '.' => {
+                word[k - 1].1.is_alphabetic()
+                    || word.get(k + 1).is_some_and(|y| y.1.is_alphabetic())
+            }
+            _ => false,
+        }) || spans.len() > word.iter().filter(|x| is_connector(x.1)).count() + 1;
+        if spans.len() > 1 && whole_forms && identifier {
+            push(
+                &mut out,
+                word[0].0,
+                end_of(last_word_char + 1),
+                text_of(0, word.len()),
+                position,
+            );
+        }
+        for (a, b) in spans {
+            push(
+                &mut out,
+                word[a].0,
+                end_of(start + b),
+                text_of(a, b),
+                position,
+            );
+            position += 1;
+        }
+        i = last_word_char + 1;
+    }
+    out
+}
+
+/// A query with every CJK run outside double quotes rewritten as its overlapping character pairs
+/// (`東京タワー` → `東京 京タ タワ ワー`), so that the query's words are the index's pairs.
+pub(crate) fn cjk_query_words(query: &str) -> String {
+    if !query.chars().any(is_cjk) {
+        return query.to_string();
+    }
+    let mut out = String::with_capacity(query.len() * 3);
+    let mut quoted = false;
+    let chars: Vec<char> = query.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if !quoted && is_cjk(c) {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            let run = &chars[start..i];
+            out.push(' ');
+            if run.len() == 1 {
+                out.push(run[0]);
+            } else {
+                for w in run.windows(2) {
+                    out.push(w[0]);
+                    out.push(w[1]);
+                    out.push(' ');
+                }
+            }
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// The token stream of [`WordTokenizer`].
+pub(crate) struct WordStream {
+    tokens: std::vec::IntoIter<Token>,
+    current: Token,
+}
+
+impl TokenStream for WordStream {
+    fn advance(&mut self) -> bool {
+        match self.tokens.next() {
+            Some(t) => {
+                self.current = t;
+                true
+            }
+            None => false,
+        }
+    }
+    fn token(&self) -> &Token {
+        &self.current
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.current
+    }
+}
+
+impl Tokenizer for WordTokenizer {
+    type TokenStream<'a> = WordStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
+        WordStream {
+            tokens: tokenize(text, self.whole_forms).into_iter(),
+            current: Token::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str, whole: bool) -> Vec<(String, usize)> {
+        tokenize(s, whole)
+            .into_iter()
+            .map(|t| (t.text, t.position))
+            .collect()
+    }
+
+    fn words(s: &str, whole: bool) -> Vec<String> {
+        texts(s, whole).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn plain_words_and_offsets() {
+        let t = tokenize("Hello, wörld 42!", true);
+        let w: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(w, ["Hello", "wörld", "42"]);
+        assert_eq!(
+            &"Hello, wörld 42!"[t[1].offset_from..t[1].offset_to],
+            "wörld"
+        );
+        assert_eq!(t.iter().map(|t| t.position).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn identifiers_give_whole_form_and_parts() {
+        assert_eq!(
+            texts("deploy-v2.4.7-hotfix now", true),
+            [
+                ("deploy-v2.4.7-hotfix".into(), 0),
+                ("deploy".into(), 0),
+                ("v2".into(), 1),
+                ("4".into(), 2),
+                ("7".into(), 3),
+                ("hotfix".into(), 4),
+                ("now".into(), 5),
+            ]
+        );
+        assert_eq!(
+            words("snake_case_name", true),
+            ["snake_case_name", "snake", "case", "name"]
+        );
+        assert_eq!(words("CamelCase", true), ["CamelCase", "Camel", "Case"]);
+        assert_eq!(words("HTTPServer", true), ["HTTPServer", "HTTP", "Server"]);
+        assert_eq!(
+            words("path/to/file.rs", true),
+            ["path/to/file.rs", "path", "to", "file", "rs"]
+        );
+        assert_eq!(words("p99 v2 sha256", true), ["p99", "v2", "sha256"]);
+        // Queries get the parts only.
+        assert_eq!(words("snake_case_name", false), ["snake", "case", "name"]);
+        // Plain hyphenated words and numbers are their parts only.
+        assert_eq!(words("long-term 0.05", true), ["long", "term", "0", "05"]);
+        assert_eq!(words("sev-1", true), ["sev-1", "sev", "1"]);
+        // Connectors at the ends are not part of the word.
+        assert_eq!(
+            words("end. -flag _x_ (a.b)", true),
+            ["end", "flag", "x", "a.b", "a", "b"]
+        );
+    }
+
+    #[test]
+    fn cjk_runs_give_characters_and_pairs() {
+        assert_eq!(
+            texts("東京タワー", true),
+            [
+                ("東".into(), 0),
+                ("東京".into(), 0),
+                ("京".into(), 1),
+                ("京タ".into(), 1),
+                ("タ".into(), 2),
+                ("タワ".into(), 2),
+                ("ワ".into(), 3),
+                ("ワー".into(), 3),
+                ("ー".into(), 4),
+            ]
+        );
+        assert_eq!(words("猫", true), ["猫"]);
+        // Mixed scripts split at the script boundary.
+        assert_eq!(words("Rustで書いた", true)[0], "Rust");
+        assert_eq!(
+            words("결정 했어", true),
+            ["결", "결정", "정", "했", "했어", "어"]
+        );
+    }
+
+    #[test]
+    fn full_width_latin_reads_as_ascii() {
+        assert_eq!(words("ＡＢＣ１２３", true), ["ABC123"]);
+    }
+
+    #[test]
+    fn cjk_queries_become_pairs() {
+        assert_eq!(cjk_query_words("東京タワー"), " 東京 京タ タワ ワー  ");
+        assert_eq!(
+            cjk_query_words("猫 and dog"),
+            " 猫 and dog".replace(" 猫", " 猫 ")
+        );
+        assert_eq!(cjk_query_words("\"東京タワー\""), "\"東京タワー\"");
+        assert_eq!(cjk_query_words("plain"), "plain");
+    }
+}
