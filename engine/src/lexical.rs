@@ -58,6 +58,9 @@ const STOP_WORDS: &[&str] = &[
     "been", "were", "am", "so",
 ];
 
+/// Segments with more documents than this are left alone by the per-write merges.
+const SMALL_MERGE_MAX_DOCS: usize = 2_000;
+
 /// The text analyzer of the searchable text fields.
 const ANALYZER: &str = "mindex_en";
 
@@ -273,9 +276,25 @@ impl Lexical {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 4);
+        self.open_writer(threads, 64_000_000 * threads)
+    }
+
+    /// A writer for a handful of notes (one indexing thread, a small arena): cheaper to open,
+    /// which is what the per-write path pays. Fails with [`Error::Busy`] like [`Lexical::writer`].
+    pub fn small_writer(&self) -> Result<LexicalWriter> {
+        let w = self.open_writer(1, 20_000_000)?;
+        // Merges on this path only gather the small segments writes leave behind; big segments
+        // are merged by full updates, so no single write pays for rewriting them.
+        let mut policy = tantivy::merge_policy::LogMergePolicy::default();
+        policy.set_max_docs_before_merge(SMALL_MERGE_MAX_DOCS);
+        w.writer.set_merge_policy(Box::new(policy));
+        Ok(w)
+    }
+
+    fn open_writer(&self, threads: usize, arena_bytes: usize) -> Result<LexicalWriter> {
         let writer = self
             .index
-            .writer_with_num_threads(threads, 64_000_000 * threads)
+            .writer_with_num_threads(threads, arena_bytes)
             .map_err(|e| match e {
                 tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => Error::Busy {
                     path: self.dir.clone(),
@@ -720,6 +739,10 @@ impl LexicalWriter {
     /// Commits every change atomically and waits for merges to settle.
     pub fn commit(mut self) -> Result<()> {
         self.writer.commit()?;
+        // A commit makes a segment; the merge policy schedules merges of similar-sized ones.
+        // Dropping the writer would cancel them, and a store written a few notes at a time would
+        // pile up one segment per write (every search pays per segment), so wait for them.
+        self.writer.wait_merging_threads().map_err(Error::from)?;
         Ok(())
     }
 }

@@ -22,6 +22,7 @@ use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
 mod agent;
+mod pending;
 mod reason;
 mod render;
 mod work;
@@ -544,6 +545,9 @@ impl Vault {
         let rebuilt = old.is_none();
         let old = old
             .unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
+        // Notes engine writers queued before the walk are on disk, so the walk indexes them:
+        // their tickets are settled by this commit.
+        let settled = pending::list(&self.index_dir);
         let scanned_at_ns = now_ns();
         let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
         warnings.extend(walk_warnings);
@@ -695,6 +699,7 @@ impl Vault {
             warnings: warnings.len(),
         });
         next.save(&self.state_path())?;
+        pending::remove(&settled);
         Ok(UpdateReport {
             unchanged: next.notes.len() - fresh.len(),
             notes: next.notes.len(),
@@ -706,23 +711,39 @@ impl Vault {
         })
     }
 
-    /// Indexes the given notes now, waiting up to [`WRITER_WAIT`] for the index writer: used
-    /// after the engine writes a note, so the note is searchable as soon as the write returns.
-    /// Without an index (or with an incompatible one) this runs a full [`Vault::update`].
+    /// Indexes the given notes now: used after the engine writes a note, so the note is
+    /// searchable as soon as the write returns. Without an index (or with an incompatible one)
+    /// this runs a full [`Vault::update`].
+    ///
+    /// Writers in many processes coordinate through `<index>/pending/`: the request is first
+    /// recorded there as a ticket; whichever process holds the index writer indexes every pending
+    /// ticket in one commit and then removes them. So a caller either takes the writer and
+    /// commits everyone's notes, or sees its ticket taken by the holder and returns: it never
+    /// queues behind each commit in turn. A ticket outlives a crash and is indexed by the next
+    /// writer; after [`WRITER_WAIT`] the call fails with [`Error::Busy`], its ticket left for
+    /// the next writer (the note itself is already on disk).
     pub(crate) fn index_now(&self, rels: &[String]) -> Result<()> {
         fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
         let (lexical, created) = self.lexical_for_update()?;
         if created {
             return self.update(&NoProgress).map(|_| ());
         }
+        let ticket = pending::enqueue(&self.index_dir, rels)?;
         let deadline = Instant::now() + WRITER_WAIT;
-        let mut pause = std::time::Duration::from_millis(5);
         let writer = loop {
-            match lexical.writer() {
+            match lexical.small_writer() {
                 Ok(w) => break w,
-                Err(Error::Busy { .. }) if Instant::now() < deadline => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(std::time::Duration::from_millis(50));
+                Err(Error::Busy { .. }) => {
+                    if !ticket.exists() {
+                        // The holder indexed it and committed.
+                        return Ok(());
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(Error::Busy {
+                            path: self.lexical_dir(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
                 }
                 Err(e) => return Err(e),
             }
@@ -740,57 +761,78 @@ impl Vault {
                 return self.update(&NoProgress).map(|_| ());
             }
         };
-        for rel in rels {
-            let abs = self.root.join(rel);
-            writer.delete_note(rel);
-            state.notes.remove(rel);
-            state.skipped.remove(rel);
-            let Ok(meta) = fs::metadata(&abs) else {
-                continue;
-            };
-            let f = NoteFile {
-                rel: rel.clone(),
-                abs,
-                size: meta.len(),
-                mtime_ns: meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos() as i64),
-            };
-            match load_file(
-                &f,
-                None,
-                self.options.max_note_bytes,
-                &self.options.chunking,
-            ) {
-                Loaded::Note {
-                    hash,
-                    note,
-                    chunks,
-                    warnings,
-                } => {
-                    writer.add_note(&note, &chunks)?;
-                    state.notes.insert(
-                        rel.clone(),
-                        note_state(hash, &f, chunks.len(), &note, warnings),
-                    );
-                }
-                Loaded::Skipped(w) => {
-                    state.skipped.insert(
-                        rel.clone(),
-                        SkippedState {
-                            size: f.size,
-                            mtime_ns: f.mtime_ns,
-                            warning: w,
-                        },
-                    );
-                }
-                Loaded::Same { .. } => {}
-            }
+        let tickets = pending::list(&self.index_dir);
+        let mut all: Vec<String> = rels.to_vec();
+        for t in &tickets {
+            all.extend(t.rels.iter().cloned());
+        }
+        all.sort();
+        all.dedup();
+        for rel in &all {
+            self.reindex_one(&writer, &mut state, rel)?;
         }
         writer.commit()?;
-        state.save(&self.state_path())
+        state.save(&self.state_path())?;
+        pending::remove(&tickets);
+        let _ = fs::remove_file(&ticket);
+        Ok(())
+    }
+
+    /// Replaces one note in the index (or removes it when it is gone), keeping `state` in step.
+    fn reindex_one(
+        &self,
+        writer: &crate::lexical::LexicalWriter,
+        state: &mut IndexState,
+        rel: &str,
+    ) -> Result<()> {
+        let abs = self.root.join(rel);
+        writer.delete_note(rel);
+        state.notes.remove(rel);
+        state.skipped.remove(rel);
+        let Ok(meta) = fs::metadata(&abs) else {
+            return Ok(());
+        };
+        let f = NoteFile {
+            rel: rel.to_string(),
+            abs,
+            size: meta.len(),
+            mtime_ns: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i64),
+        };
+        match load_file(
+            &f,
+            None,
+            self.options.max_note_bytes,
+            &self.options.chunking,
+        ) {
+            Loaded::Note {
+                hash,
+                note,
+                chunks,
+                warnings,
+            } => {
+                writer.add_note(&note, &chunks)?;
+                state.notes.insert(
+                    rel.to_string(),
+                    note_state(hash, &f, chunks.len(), &note, warnings),
+                );
+            }
+            Loaded::Skipped(w) => {
+                state.skipped.insert(
+                    rel.to_string(),
+                    SkippedState {
+                        size: f.size,
+                        mtime_ns: f.mtime_ns,
+                        warning: w,
+                    },
+                );
+            }
+            Loaded::Same { .. } => {}
+        }
+        Ok(())
     }
 
     /// The index state (what is indexed), if there is an index.

@@ -481,8 +481,15 @@ impl Vault {
                 message,
             ));
         }
-        let visible = ctx.exposure.visible_files();
-        let names = ctx.exposure.resolvable_names(&visible);
+        // Wikilink resolution needs every visible note's names: an enumeration of the vault,
+        // paid only when the memory has wikilinks or links to resolve.
+        let needs_names =
+            !input.links.is_empty() || input.title.contains("[[") || input.body.contains("[[");
+        let names = if needs_names {
+            ctx.exposure.resolvable_names(&ctx.exposure.visible_files())
+        } else {
+            Default::default()
+        };
         let mut unlinked = Vec::new();
         let mut inp = input.clone();
         inp.title = text::neutralize_wikilinks(&input.title, &names, &mut unlinked);

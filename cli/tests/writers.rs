@@ -1,0 +1,206 @@
+//! Many processes, one vault: six `mindex mcp` servers (one per consuming repository) remember
+//! and search at once. Nothing may be lost, every memory must be searchable from its writer as
+//! soon as `remember` returns, and every server must recall everyone's memories at the end.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Barrier};
+
+use serde_json::{Value, json};
+
+/// A minimal MCP client over a server's pipes.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: i64,
+}
+
+impl Client {
+    fn start(vault: &Path, repo: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(["mcp", "--no-vectors", "--vault"])
+            .arg(vault)
+            .env_remove("MINDEX_VAULT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut c = Client {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
+        c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
+                       "clientInfo": {"name": "writers-test", "version": "1"}}}));
+        c.recv();
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let roots = c.recv();
+        assert_eq!(roots["method"], "roots/list");
+        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
+            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
+        c
+    }
+
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "server closed"
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Calls a tool; returns (text, structured content, isError).
+    fn call(&mut self, name: &str, args: Value) -> (String, Value, bool) {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}));
+        loop {
+            let m = self.recv();
+            if m["id"] == json!(id) {
+                assert!(m.get("error").is_none(), "{name}: {m}");
+                let r = &m["result"];
+                let text = r["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                return (
+                    text,
+                    r["structuredContent"].clone(),
+                    r["isError"] == json!(true),
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A body of 16 pseudo-random made-up words (from 400), so no two lessons are near-duplicates.
+fn body(p: usize, i: usize) -> String {
+    const SYL: &[&str] = &[
+        "ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze", "bo", "da", "fi", "gu", "he",
+        "ja", "ko", "le", "mo", "ny",
+    ];
+    let mut x = (p as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (i as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let mut words = Vec::new();
+    for _ in 0..16 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        words.push(format!(
+            "{}{}{}",
+            SYL[(x % 20) as usize],
+            SYL[(x / 20 % 20) as usize],
+            SYL[(x / 400 % 20) as usize]
+        ));
+    }
+    format!("Token w{p}x{i}q: {}.", words.join(" "))
+}
+
+#[test]
+fn six_servers_remember_and_search_concurrently_and_lose_nothing() {
+    const PROCS: usize = 6;
+    const EACH: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let v = mindex::Vault::open(&vault, mindex::VaultOptions::default()).unwrap();
+    v.update(&mindex::NoProgress).unwrap();
+
+    let start = Arc::new(Barrier::new(PROCS));
+    let done = Arc::new(Barrier::new(PROCS));
+    let mut handles = Vec::new();
+    for p in 0..PROCS {
+        let repo = dir.path().join(format!("repo{p}"));
+        std::fs::create_dir_all(&repo).unwrap();
+        let vault = vault.clone();
+        let (start, done) = (start.clone(), done.clone());
+        handles.push(std::thread::spawn(move || {
+            let mut c = Client::start(&vault, &repo);
+            start.wait();
+            for i in 0..EACH {
+                let title = format!("Writer {p} lesson {i}");
+                let (text, _, err) = c.call(
+                    "remember",
+                    json!({"title": title, "body": body(p, i), "confidence": "verified",
+                           "verification": "the concurrency test", "scope": "general",
+                           "generality": "it is a test fact that holds in every repository"}),
+                );
+                assert!(!err && text.starts_with("Recorded:"), "{title}: {text}");
+                // Searchable from its writer as soon as remember returns.
+                let (text, s, err) =
+                    c.call("recall", json!({"query": format!("w{p}x{i}q"), "limit": 3}));
+                assert!(!err, "{text}");
+                assert_eq!(s["memories"][0]["title"], title, "{text}");
+                let (_, _, err) = c.call("search", json!({"query": "connection pool", "limit": 3}));
+                assert!(!err);
+            }
+            done.wait();
+            // Every server recalls everyone's memories.
+            let (text, s, err) = c.call("recall", json!({"limit": 500}));
+            assert!(!err, "{text}");
+            let titles: Vec<String> = s["memories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["title"].as_str().unwrap().to_string())
+                .collect();
+            for q in 0..PROCS {
+                for i in 0..EACH {
+                    let t = format!("Writer {q} lesson {i}");
+                    assert!(titles.contains(&t), "server {p} misses {t}");
+                }
+            }
+            // And finds them by query through the index.
+            let (_, s, _) = c.call(
+                "recall",
+                json!({"query": format!("w{}x{}q", (p + 1) % PROCS, EACH - 1), "limit": 1}),
+            );
+            assert_eq!(
+                s["memories"][0]["title"],
+                format!("Writer {} lesson {}", (p + 1) % PROCS, EACH - 1)
+            );
+        }));
+    }
+    for h in handles {
+        h.join().expect("a server thread failed");
+    }
+    let memories = walk_md(&vault.join("memories"));
+    assert_eq!(memories, PROCS * EACH, "exactly one file per remember");
+    let pending = vault.join(".mindex/pending");
+    let left = std::fs::read_dir(&pending).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "every index request was settled");
+}
+
+fn walk_md(dir: &Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            n += walk_md(&p);
+        } else if p.extension().is_some_and(|x| x == "md") {
+            n += 1;
+        }
+    }
+    n
+}
