@@ -255,8 +255,22 @@ enum Command {
     },
     /// What an agent session sees: caller, memory store, exposed roots, index; with warnings.
     Health,
+    /// Keep the index current while notes change: filesystem events drive debounced incremental
+    /// updates (every editor's save pattern is handled; missed events are caught by a periodic
+    /// reconciliation). Runs until interrupted; prints each update (`--json`: one JSON line each).
+    Watch {
+        /// Quiet milliseconds that close a batch of events.
+        #[arg(long, default_value_t = 40)]
+        debounce_ms: u64,
+        /// Seconds between full reconciliations.
+        #[arg(long, default_value_t = 60)]
+        reconcile_s: u64,
+    },
     /// Serve the vault to an agent as an MCP server on stdio (newline-delimited JSON-RPC).
     Mcp {
+        /// Also keep the index current while notes change (as `mindex watch` does).
+        #[arg(long)]
+        watch: bool,
         /// Milliseconds a tool call waits for the client's roots (the caller's identity).
         #[arg(long, default_value_t = 2000)]
         identity_timeout_ms: u64,
@@ -742,11 +756,37 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let a = vault.graph_audit()?;
             out.audit(&a)
         }
+        Command::Watch {
+            debounce_ms,
+            reconcile_s,
+        } => {
+            let vault = open(cli)?;
+            let opts = mindex::WatchOptions {
+                debounce: std::time::Duration::from_millis(*debounce_ms),
+                reconcile_every: std::time::Duration::from_secs((*reconcile_s).max(1)),
+                ..mindex::WatchOptions::default()
+            };
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let json = cli.json;
+            vault.watch(&opts, &stop, &mut |e| output::watch_event(json, &e))?;
+            Ok(())
+        }
         Command::Mcp {
             identity_timeout_ms,
             no_vectors,
+            watch,
         } => {
             let vault = open(cli)?;
+            if *watch {
+                // A second handle on the same vault: the watcher writes, the server reads and
+                // reloads on every commit.
+                let watched = open(cli)?;
+                std::thread::spawn(move || {
+                    let stop = std::sync::atomic::AtomicBool::new(false);
+                    // Problems are not the client's business on stdio; the next batch retries.
+                    let _ = watched.watch(&mindex::WatchOptions::default(), &stop, &mut |_| {});
+                });
+            }
             serve_mcp(
                 vault,
                 mindex::McpOptions {

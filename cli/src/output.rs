@@ -36,6 +36,87 @@ fn warn_all(warnings: &[Warning]) {
 }
 
 /// Prints an error on stderr (and as JSON on stdout with `--json`).
+/// One line per watcher event: human text on stderr-free stdout, or one JSON object per line.
+pub fn watch_event(json: bool, e: &mindex::WatchEvent) {
+    use mindex::WatchEvent as W;
+    let line = match e {
+        W::Started { report } => {
+            if json {
+                serde_json::json!({"event": "started", "notes": report.notes, "changes": report.changes})
+                    .to_string()
+            } else {
+                format!(
+                    "watching: {} notes indexed ({} changed on start); Ctrl-C stops",
+                    report.notes,
+                    report.changes.len()
+                )
+            }
+        }
+        W::Updated {
+            report,
+            events,
+            latency,
+        } => {
+            if json {
+                serde_json::json!({"event": "updated", "events": events, "latency_ms": latency.as_millis() as u64,
+                    "changes": report.changes, "notes": report.notes})
+                .to_string()
+            } else {
+                let c = &report.changes;
+                let mut parts = Vec::new();
+                for (n, what) in [
+                    (c.added.len(), "added"),
+                    (c.modified.len(), "modified"),
+                    (c.removed.len(), "removed"),
+                    (c.renamed.len(), "renamed"),
+                ] {
+                    if n > 0 {
+                        parts.push(format!("{n} {what}"));
+                    }
+                }
+                if parts.is_empty() {
+                    parts.push("no note changed".into());
+                }
+                format!(
+                    "updated in {} ms: {}",
+                    latency.as_millis(),
+                    parts.join(", ")
+                )
+            }
+        }
+        W::Reconciled { report } => {
+            if json {
+                serde_json::json!({"event": "reconciled", "changes": report.changes}).to_string()
+            } else {
+                format!(
+                    "reconciled: {} change(s) the events missed",
+                    report.changes.len()
+                )
+            }
+        }
+        W::Rescanned => {
+            if json {
+                serde_json::json!({"event": "rescanned"}).to_string()
+            } else {
+                "event queue overflowed: rescanned the vault".into()
+            }
+        }
+        W::Problem(err) => {
+            if json {
+                serde_json::json!({"event": "problem", "error": {"code": err.code() as i32, "message": err.to_string()}})
+                    .to_string()
+            } else {
+                eprintln!("warning: {err}");
+                return;
+            }
+        }
+    };
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    // A closed stdout (the reader went away) must not kill the watcher.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
 pub fn error(json: bool, e: &anyhow::Error) {
     let engine = e.downcast_ref::<mindex::Error>();
     if json {

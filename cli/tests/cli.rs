@@ -376,3 +376,42 @@ fn unreadable_note_is_a_warning_and_the_rest_is_indexed() {
     assert_eq!(w["kind"], "unreadable");
     assert!(String::from_utf8_lossy(&out.stderr).contains("warning: locked.md: cannot read"));
 }
+
+/// `mindex watch --json`: a started line, then one line per applied batch naming the change.
+#[test]
+fn watch_reports_each_update() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    ok(&["init", v.to_str().unwrap()]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["watch", "--json", "--vault"])
+        .arg(&v)
+        .env_remove("MINDEX_VAULT")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let started: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(started["event"], "started");
+    assert!(started["notes"].as_u64().unwrap() >= 10);
+    let note = v.join("work/active/Checkout Latency.md");
+    let text = fs::read_to_string(&note).unwrap();
+    fs::write(&note, format!("{text}\nA watched edit: zanzibarquux.\n")).unwrap();
+    let updated: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(updated["event"], "updated", "{updated}");
+    assert_eq!(
+        updated["changes"]["modified"],
+        serde_json::json!(["work/active/Checkout Latency.md"])
+    );
+    let s = json(&[
+        "search",
+        "--vault",
+        v.to_str().unwrap(),
+        "--json",
+        "zanzibarquux",
+    ]);
+    assert_eq!(s["hits"][0]["path"], "work/active/Checkout Latency.md");
+}

@@ -19,8 +19,14 @@ struct Client {
 
 impl Client {
     fn start(vault: &Path, repo: &Path) -> Client {
+        Client::start_with(vault, repo, &[])
+    }
+
+    fn start_with(vault: &Path, repo: &Path, extra: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-            .args(["mcp", "--no-vectors", "--vault"])
+            .args(["mcp", "--no-vectors"])
+            .args(extra)
+            .arg("--vault")
             .arg(vault)
             .env_remove("MINDEX_VAULT")
             .stdin(Stdio::piped())
@@ -203,4 +209,36 @@ fn walk_md(dir: &Path) -> usize {
         }
     }
     n
+}
+
+/// `mindex mcp --watch`: a note saved while the server runs is found by its next searches.
+#[test]
+fn an_mcp_server_with_watch_sees_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let v = mindex::Vault::open(&vault, mindex::VaultOptions::default()).unwrap();
+    v.update(&mindex::NoProgress).unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let mut c = Client::start_with(&vault, &repo, &["--watch"]);
+    c.call("health", json!({}));
+    std::fs::write(
+        vault.join("reference/Watched Note.md"),
+        "---\ndescription: written while the server runs\ntags: [x]\n---\n# Watched\n\nThe quokkafjord token.\n",
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    loop {
+        let (_, s, err) = c.call("search", json!({"query": "quokkafjord", "limit": 3}));
+        assert!(!err);
+        if s["results"][0]["path"] == "reference/Watched Note.md" {
+            break;
+        }
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "never indexed: {s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

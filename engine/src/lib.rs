@@ -48,6 +48,7 @@ mod state;
 mod vault;
 mod vector;
 mod walk;
+mod watch;
 
 pub use audit::AuditLog;
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
@@ -83,6 +84,7 @@ pub use vault::{
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
+pub use watch::{WatchEvent, WatchOptions};
 
 /// The version of this library.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,273 @@
+//! Watch mode: filesystem events drive debounced incremental updates.
+//!
+//! The watcher never trusts events for *what* changed, only for *when* to look: each batch runs
+//! the ordinary incremental [`Vault::update`], which compares the disk with the index (size and
+//! mtime, then content hash) and applies everything in one commit. So every editor's save
+//! pattern — write in place, write a temp file and rename it over, delete then create, rename to
+//! a backup then write, moves between folders, whole-folder renames — ends in the same state as a
+//! manual update, a moved note keeps its identity (rename detection by content hash), and a
+//! reader sees the note before or after the save, never missing:
+//!
+//! - a batch closes only after the events have been quiet for the debounce (default 40 ms), so
+//!   the two halves of one save land in one update;
+//! - when a note was removed in the batch and is still missing, the batch waits a little longer
+//!   (the removal grace, default 250 ms) for the file to come back, as delete-then-create and
+//!   rename-to-backup editors do;
+//! - a burst of saves costs one update (the batch is capped by `max_delay`, default 1 s, so a
+//!   long burst still refreshes the index regularly);
+//! - missed events (queue overflow, a watcher that started late, a filesystem without events)
+//!   are caught by an update on start and a periodic reconciliation (default every 60 s).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::error::{Error, Result};
+use crate::report::UpdateReport;
+use crate::vault::{NoProgress, Vault};
+
+/// How the watcher batches events.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// Quiet time that closes a batch.
+    pub debounce: Duration,
+    /// A batch is applied at the latest this long after its first event.
+    pub max_delay: Duration,
+    /// Extra wait when a note removed in the batch is still missing.
+    pub removal_grace: Duration,
+    /// A full incremental update runs at least this often, events or not.
+    pub reconcile_every: Duration,
+}
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        WatchOptions {
+            debounce: Duration::from_millis(40),
+            max_delay: Duration::from_secs(1),
+            removal_grace: Duration::from_millis(250),
+            reconcile_every: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What the watcher did.
+#[derive(Debug)]
+pub enum WatchEvent {
+    /// The watcher is running (after its first update).
+    Started {
+        /// The first update's report.
+        report: UpdateReport,
+    },
+    /// A batch of events was applied.
+    Updated {
+        /// The update's report.
+        report: UpdateReport,
+        /// Filesystem events in the batch.
+        events: usize,
+        /// From the batch's first event to the end of its commit.
+        latency: Duration,
+    },
+    /// The periodic reconciliation ran (reported only when it changed something).
+    Reconciled {
+        /// The update's report.
+        report: UpdateReport,
+    },
+    /// The event queue overflowed; a full update followed.
+    Rescanned,
+    /// Something failed; the watcher goes on (another writer busy, a vanished folder, …).
+    Problem(Error),
+}
+
+/// One relevant filesystem event.
+struct Seen {
+    /// Notes the event took away (deleted, or renamed from).
+    removed_md: Vec<PathBuf>,
+    /// Notes the event brought (created, or renamed to).
+    created_md: Vec<PathBuf>,
+    rescan: bool,
+}
+
+impl Vault {
+    /// Watches the vault until `stop` is set, keeping the index current; `on` hears every batch.
+    pub fn watch(
+        &self,
+        opts: &WatchOptions,
+        stop: &AtomicBool,
+        on: &mut dyn FnMut(WatchEvent),
+    ) -> Result<()> {
+        let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
+        let mut watcher = notify::recommended_watcher(move |ev| {
+            let _ = tx.send(ev);
+        })
+        .map_err(|e| Error::invalid("watch", format!("cannot watch the vault: {e}")))?;
+        watcher
+            .watch(self.root(), RecursiveMode::Recursive)
+            .map_err(|e| {
+                Error::invalid(
+                    "watch",
+                    format!("cannot watch {}: {e}", self.root().display()),
+                )
+            })?;
+        let report = self.update_retrying(stop)?;
+        on(WatchEvent::Started { report });
+        let mut last_update = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            let until_reconcile = opts
+                .reconcile_every
+                .saturating_sub(last_update.elapsed())
+                .min(Duration::from_millis(100));
+            let first = match rx.recv_timeout(until_reconcile) {
+                Ok(ev) => ev,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if last_update.elapsed() >= opts.reconcile_every {
+                        match self.update_retrying(stop) {
+                            Ok(report) if !report.changes.is_empty() => {
+                                on(WatchEvent::Reconciled { report })
+                            }
+                            Ok(_) => {}
+                            Err(e) => on(WatchEvent::Problem(e)),
+                        }
+                        last_update = Instant::now();
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            let started = Instant::now();
+            let mut events = 0;
+            let mut removed: Vec<PathBuf> = Vec::new();
+            let mut created: Vec<PathBuf> = Vec::new();
+            let mut rescan = false;
+            let mut next = Some(first);
+            // Close the batch after a quiet spell, or at max_delay.
+            loop {
+                match next.take() {
+                    Some(Ok(ev)) => {
+                        if let Some(seen) = self.relevant(&ev) {
+                            events += 1;
+                            removed.extend(seen.removed_md);
+                            created.extend(seen.created_md);
+                            rescan |= seen.rescan;
+                        }
+                    }
+                    Some(Err(e)) => on(WatchEvent::Problem(Error::invalid(
+                        "watch",
+                        format!("watcher error: {e}"),
+                    ))),
+                    None => {}
+                }
+                // A note still missing that no new note in the batch accounts for (as a move
+                // does) may be the first half of a delete-then-create: wait for it.
+                let missing = removed.iter().filter(|p| !p.exists()).count();
+                let arrived = created.iter().filter(|p| p.exists()).count();
+                let quiet = if missing > arrived {
+                    opts.removal_grace
+                } else {
+                    opts.debounce
+                };
+                let left = opts.max_delay.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                match rx.recv_timeout(quiet.min(left)) {
+                    Ok(ev) => next = Some(ev),
+                    Err(_) => break,
+                }
+            }
+            if events == 0 {
+                continue;
+            }
+            if rescan {
+                on(WatchEvent::Rescanned);
+            }
+            match self.update_retrying(stop) {
+                Ok(report) => on(WatchEvent::Updated {
+                    report,
+                    events,
+                    latency: started.elapsed(),
+                }),
+                Err(e) => on(WatchEvent::Problem(e)),
+            }
+            last_update = Instant::now();
+        }
+        drop(watcher);
+        Ok(())
+    }
+
+    /// An update, retried while another process holds the index writer (bounded).
+    fn update_retrying(&self, stop: &AtomicBool) -> Result<UpdateReport> {
+        let deadline = Instant::now() + crate::vault::WRITER_WAIT;
+        loop {
+            match self.update(&NoProgress) {
+                Err(Error::Busy { .. })
+                    if Instant::now() < deadline && !stop.load(Ordering::Relaxed) =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Whether an event can change what is indexed: not inside the index folder or `.git/`,
+    /// not a mere read or metadata access.
+    fn relevant(&self, ev: &notify::Event) -> Option<Seen> {
+        if matches!(ev.kind, EventKind::Access(_)) {
+            return None;
+        }
+        let rescan = ev.need_rescan();
+        let paths: Vec<&PathBuf> = ev.paths.iter().filter(|p| !self.is_machinery(p)).collect();
+        if paths.is_empty() && !rescan {
+            return None;
+        }
+        use notify::event::{ModifyKind, RenameMode};
+        let md: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")))
+            .map(|p| (*p).clone())
+            .collect();
+        let (removed_md, created_md) = match ev.kind {
+            EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From)) => {
+                (md, Vec::new())
+            }
+            EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(RenameMode::To)) => {
+                (Vec::new(), md)
+            }
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => {
+                // paths = [from, to]
+                let is_md = |p: &&PathBuf| md.contains(p);
+                (
+                    ev.paths
+                        .first()
+                        .filter(is_md)
+                        .cloned()
+                        .into_iter()
+                        .collect(),
+                    ev.paths.get(1).filter(is_md).cloned().into_iter().collect(),
+                )
+            }
+            EventKind::Modify(ModifyKind::Name(_)) => md.into_iter().partition(|p| !p.exists()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        Some(Seen {
+            removed_md,
+            created_md,
+            rescan,
+        })
+    }
+
+    fn is_machinery(&self, p: &Path) -> bool {
+        if p.starts_with(self.index_dir()) {
+            return true;
+        }
+        let Ok(rel) = p.strip_prefix(self.root()) else {
+            return true;
+        };
+        rel.components()
+            .next()
+            .is_some_and(|c| c.as_os_str() == ".git")
+    }
+}

@@ -1,0 +1,219 @@
+//! Watch mode against real filesystem events: every editor save pattern ends up searchable, and
+//! a reader running alongside never sees the note missing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use mindex::{NoProgress, SearchOptions, Vault, VaultOptions, WatchEvent, WatchOptions};
+
+const SAVES: usize = 8;
+
+fn note(version: usize) -> String {
+    format!(
+        "---\ndescription: a note edited many ways\n---\n# Target\n\nThe stabletoken stays in every version. This is ver{version}x of the note.\n"
+    )
+}
+
+fn found(v: &Vault, q: &str) -> Vec<String> {
+    v.search(q, &SearchOptions::default())
+        .unwrap()
+        .into_iter()
+        .map(|h| h.path)
+        .collect()
+}
+
+fn wait_for(v: &Vault, q: &str, path: Option<&str>) {
+    let t = Instant::now();
+    loop {
+        let hits = found(v, q);
+        if path.map_or(!hits.is_empty(), |p| hits.iter().any(|h| h == p)) {
+            return;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{q} never became searchable ({path:?})"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    reader: Vault,
+    stop: Arc<AtomicBool>,
+    missing: Arc<AtomicUsize>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+    checker: Option<std::thread::JoinHandle<usize>>,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("vault");
+        fs::create_dir_all(root.join("notes")).unwrap();
+        fs::create_dir_all(root.join("other")).unwrap();
+        fs::write(root.join("notes/Target.md"), note(0)).unwrap();
+        fs::write(
+            root.join("other/Neighbour.md"),
+            "# Neighbour\n\nUnrelated text.\n",
+        )
+        .unwrap();
+        Vault::open(&root, VaultOptions::default())
+            .unwrap()
+            .update(&NoProgress)
+            .unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let watcher = {
+            let (root, stop) = (root.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let v = Vault::open(&root, VaultOptions::default()).unwrap();
+                v.watch(&WatchOptions::default(), &stop, &mut |e| {
+                    if let WatchEvent::Problem(p) = &e {
+                        panic!("watcher problem: {p}");
+                    }
+                    let _ = tx.send(matches!(e, WatchEvent::Started { .. }));
+                })
+                .unwrap();
+            })
+        };
+        while !rx.recv_timeout(Duration::from_secs(20)).unwrap() {}
+        let missing = Arc::new(AtomicUsize::new(0));
+        let checker = {
+            let (root, stop, missing) = (root.clone(), stop.clone(), missing.clone());
+            std::thread::spawn(move || {
+                let v = Vault::open(&root, VaultOptions::default()).unwrap();
+                let mut checks = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    if found(&v, "stabletoken").is_empty() {
+                        missing.fetch_add(1, Ordering::Relaxed);
+                    }
+                    checks += 1;
+                }
+                checks
+            })
+        };
+        let reader = Vault::open(&root, VaultOptions::default()).unwrap();
+        Harness {
+            _dir: dir,
+            root,
+            reader,
+            stop,
+            missing,
+            watcher: Some(watcher),
+            checker: Some(checker),
+        }
+    }
+
+    fn finish(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.watcher.take().unwrap().join().expect("watcher thread");
+        let checks = self.checker.take().unwrap().join().expect("checker thread");
+        assert!(checks > 100, "the reader ran ({checks} checks)");
+        assert_eq!(
+            self.missing.load(Ordering::Relaxed),
+            0,
+            "the note was missing for a reader"
+        );
+    }
+}
+
+/// Saves `version` into `path` as the named editor would.
+fn save(pattern: &str, path: &Path, version: usize) {
+    let dir = path.parent().unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    match pattern {
+        "in-place" => fs::write(path, note(version)).unwrap(),
+        "temp-then-rename" => {
+            let tmp = dir.join(format!(".{name}.tmp"));
+            fs::write(&tmp, note(version)).unwrap();
+            fs::rename(&tmp, path).unwrap();
+        }
+        "delete-then-create" => {
+            fs::remove_file(path).unwrap();
+            std::thread::sleep(Duration::from_millis(1));
+            fs::write(path, note(version)).unwrap();
+        }
+        "backup-then-write" => {
+            let backup = dir.join(format!("{name}~"));
+            fs::rename(path, &backup).unwrap();
+            fs::write(path, note(version)).unwrap();
+            fs::remove_file(&backup).unwrap();
+        }
+        other => panic!("unknown pattern {other}"),
+    }
+}
+
+#[test]
+fn every_editor_save_pattern_is_indexed_and_never_drops_the_note() {
+    let h = Harness::new();
+    let path = h.root.join("notes/Target.md");
+    let mut version = 0;
+    for pattern in [
+        "in-place",
+        "temp-then-rename",
+        "delete-then-create",
+        "backup-then-write",
+    ] {
+        for _ in 0..SAVES {
+            version += 1;
+            save(pattern, &path, version);
+            wait_for(
+                &h.reader,
+                &format!("ver{version}x"),
+                Some("notes/Target.md"),
+            );
+        }
+    }
+    // A burst of saves costs one update, not one per save.
+    for _ in 0..20 {
+        version += 1;
+        fs::write(&path, note(version)).unwrap();
+    }
+    wait_for(
+        &h.reader,
+        &format!("ver{version}x"),
+        Some("notes/Target.md"),
+    );
+    h.finish();
+}
+
+#[test]
+fn moves_and_folder_renames_keep_the_note() {
+    let h = Harness::new();
+    // Moves between folders.
+    let (a, b) = (
+        h.root.join("notes/Target.md"),
+        h.root.join("other/Target.md"),
+    );
+    for i in 0..SAVES {
+        let (from, to, rel) = if i % 2 == 0 {
+            (&a, &b, "other/Target.md")
+        } else {
+            (&b, &a, "notes/Target.md")
+        };
+        fs::rename(from, to).unwrap();
+        wait_for(&h.reader, "stabletoken", Some(rel));
+    }
+    // Whole-folder renames (the note's folder, with a neighbour inside).
+    let (d1, d2) = (h.root.join("notes"), h.root.join("renamed"));
+    for i in 0..SAVES {
+        let (from, to, rel) = if i % 2 == 0 {
+            (&d1, &d2, "renamed/Target.md")
+        } else {
+            (&d2, &d1, "notes/Target.md")
+        };
+        fs::rename(from, to).unwrap();
+        wait_for(&h.reader, "stabletoken", Some(rel));
+    }
+    // An edit inside a renamed folder is still seen (the new folder is watched).
+    fs::rename(&d1, &d2).unwrap();
+    wait_for(&h.reader, "stabletoken", Some("renamed/Target.md"));
+    fs::write(d2.join("Target.md"), note(999)).unwrap();
+    wait_for(&h.reader, "ver999x", Some("renamed/Target.md"));
+    h.finish();
+}
