@@ -55,7 +55,12 @@ enum Command {
         merge: bool,
     },
     /// Bring the index up to date with the notes on disk (only changed notes are re-indexed).
-    Update,
+    Update {
+        /// Also read and hash the files whose size and mtime look unchanged (catches edits that
+        /// kept both); unchanged notes are still not re-indexed.
+        #[arg(long)]
+        verify: bool,
+    },
     /// Full-text (BM25) search: the best chunk of each matching note.
     Search {
         /// The query: words, "quoted phrases", field:term, +required, -excluded.
@@ -459,9 +464,13 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let report = mindex::init_vault(&dir, *merge)?;
             out.init(&report)
         }
-        Command::Update => {
+        Command::Update { verify } => {
             let vault = open(cli)?;
-            let report = vault.update(&bar(cli))?;
+            let report = if *verify {
+                vault.update_verified(&bar(cli))?
+            } else {
+                vault.update(&bar(cli))?
+            };
             out.update(&report)
         }
         Command::Embed {

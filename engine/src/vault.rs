@@ -516,6 +516,17 @@ impl Vault {
     /// are re-parsed and re-indexed. Deleted notes disappear; a moved note is reported as a rename.
     /// Problem files become warnings and never stop the update. The vault itself is never written.
     pub fn update(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        self.update_with(progress, false)
+    }
+
+    /// [`Vault::update`] that also reads and hashes every file whose size and mtime look
+    /// unchanged, catching edits that kept both (a restored mtime, a coarse clock, a copy tool).
+    /// Notes whose hash matches are still not re-indexed.
+    pub fn update_verified(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        self.update_with(progress, true)
+    }
+
+    fn update_with(&self, progress: &dyn Progress, verify: bool) -> Result<UpdateReport> {
         let t0 = Instant::now();
         fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
         let (lexical, created) = self.lexical_for_update()?;
@@ -560,7 +571,10 @@ impl Vault {
             // A file modified within the clock's resolution of the last scan may have changed again
             // without its mtime moving: such "racily clean" files are hashed again.
             let clean = |size: u64, mtime: i64| {
-                size == f.size && mtime == f.mtime_ns && mtime < old.scanned_at_ns - RACY_MARGIN_NS
+                !verify
+                    && size == f.size
+                    && mtime == f.mtime_ns
+                    && mtime < old.scanned_at_ns - RACY_MARGIN_NS
             };
             if let Some(ns) = old.notes.get(&f.rel)
                 && clean(ns.size, ns.mtime_ns)

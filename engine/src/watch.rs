@@ -16,7 +16,9 @@
 //! - a burst of saves costs one update (the batch is capped by `max_delay`, default 1 s, so a
 //!   long burst still refreshes the index regularly);
 //! - missed events (queue overflow, a watcher that started late, a filesystem without events)
-//!   are caught by an update on start and a periodic reconciliation (default every 60 s).
+//!   are caught by an update on start and a periodic reconciliation (default every 60 s) that
+//!   re-hashes every file ([`Vault::update_verified`]), so even an edit that kept a file's size
+//!   and mtime is found.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,7 +113,7 @@ impl Vault {
                     format!("cannot watch {}: {e}", self.root().display()),
                 )
             })?;
-        let report = self.update_retrying(stop)?;
+        let report = self.update_retrying(stop, false)?;
         on(WatchEvent::Started { report });
         let mut last_update = Instant::now();
         while !stop.load(Ordering::Relaxed) {
@@ -123,7 +125,7 @@ impl Vault {
                 Ok(ev) => ev,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if last_update.elapsed() >= opts.reconcile_every {
-                        match self.update_retrying(stop) {
+                        match self.update_retrying(stop, true) {
                             Ok(report) if !report.changes.is_empty() => {
                                 on(WatchEvent::Reconciled { report })
                             }
@@ -183,7 +185,7 @@ impl Vault {
             if rescan {
                 on(WatchEvent::Rescanned);
             }
-            match self.update_retrying(stop) {
+            match self.update_retrying(stop, rescan) {
                 Ok(report) => on(WatchEvent::Updated {
                     report,
                     events,
@@ -198,10 +200,15 @@ impl Vault {
     }
 
     /// An update, retried while another process holds the index writer (bounded).
-    fn update_retrying(&self, stop: &AtomicBool) -> Result<UpdateReport> {
+    fn update_retrying(&self, stop: &AtomicBool, verify: bool) -> Result<UpdateReport> {
         let deadline = Instant::now() + crate::vault::WRITER_WAIT;
         loop {
-            match self.update(&NoProgress) {
+            let r = if verify {
+                self.update_verified(&NoProgress)
+            } else {
+                self.update(&NoProgress)
+            };
+            match r {
                 Err(Error::Busy { .. })
                     if Instant::now() < deadline && !stop.load(Ordering::Relaxed) =>
                 {

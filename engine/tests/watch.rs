@@ -46,12 +46,19 @@ struct Harness {
     reader: Vault,
     stop: Arc<AtomicBool>,
     missing: Arc<AtomicUsize>,
+    /// Batches the watcher applied (event-driven updates).
+    updates: Arc<AtomicUsize>,
     watcher: Option<std::thread::JoinHandle<()>>,
     checker: Option<std::thread::JoinHandle<usize>>,
 }
 
 impl Harness {
     fn new() -> Harness {
+        Harness::with(WatchOptions::default(), |_| {})
+    }
+
+    /// A harness whose vault `prepare` may change before the watcher starts.
+    fn with(opts: WatchOptions, prepare: impl FnOnce(&Path)) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("vault");
         fs::create_dir_all(root.join("notes")).unwrap();
@@ -66,15 +73,20 @@ impl Harness {
             .unwrap()
             .update(&NoProgress)
             .unwrap();
+        prepare(&root);
         let stop = Arc::new(AtomicBool::new(false));
+        let updates = Arc::new(AtomicUsize::new(0));
         let (tx, rx) = mpsc::channel();
         let watcher = {
-            let (root, stop) = (root.clone(), stop.clone());
+            let (root, stop, updates) = (root.clone(), stop.clone(), updates.clone());
             std::thread::spawn(move || {
                 let v = Vault::open(&root, VaultOptions::default()).unwrap();
-                v.watch(&WatchOptions::default(), &stop, &mut |e| {
+                v.watch(&opts, &stop, &mut |e| {
                     if let WatchEvent::Problem(p) = &e {
                         panic!("watcher problem: {p}");
+                    }
+                    if matches!(e, WatchEvent::Updated { .. }) {
+                        updates.fetch_add(1, Ordering::Relaxed);
                     }
                     let _ = tx.send(matches!(e, WatchEvent::Started { .. }));
                 })
@@ -104,6 +116,7 @@ impl Harness {
             reader,
             stop,
             missing,
+            updates,
             watcher: Some(watcher),
             checker: Some(checker),
         }
@@ -170,6 +183,8 @@ fn every_editor_save_pattern_is_indexed_and_never_drops_the_note() {
         }
     }
     // A burst of saves costs one update, not one per save.
+    std::thread::sleep(Duration::from_millis(300));
+    let before = h.updates.load(Ordering::Relaxed);
     for _ in 0..20 {
         version += 1;
         fs::write(&path, note(version)).unwrap();
@@ -178,6 +193,12 @@ fn every_editor_save_pattern_is_indexed_and_never_drops_the_note() {
         &h.reader,
         &format!("ver{version}x"),
         Some("notes/Target.md"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let burst = h.updates.load(Ordering::Relaxed) - before;
+    assert!(
+        (1..=3).contains(&burst),
+        "20 saves in a burst took {burst} updates"
     );
     h.finish();
 }
@@ -215,5 +236,45 @@ fn moves_and_folder_renames_keep_the_note() {
     wait_for(&h.reader, "stabletoken", Some("renamed/Target.md"));
     fs::write(d2.join("Target.md"), note(999)).unwrap();
     wait_for(&h.reader, "ver999x", Some("renamed/Target.md"));
+    h.finish();
+}
+
+fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// Changes made before the watcher starts are indexed by its first update; an edit that keeps the
+/// file's size and mtime (which no stat comparison can see) is found by the periodic re-hash.
+#[test]
+fn a_late_start_and_a_silent_edit_are_caught() {
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let silent = |token: &str| format!("# Silent\n\nThe {token} is here.\n");
+    let opts = WatchOptions {
+        reconcile_every: Duration::from_millis(500),
+        ..WatchOptions::default()
+    };
+    let h = Harness::with(opts, |root| {
+        fs::write(
+            root.join("notes/Late.md"),
+            "# Late\n\nWritten before the watcher: latetoken.\n",
+        )
+        .unwrap();
+    });
+    wait_for(&h.reader, "latetoken", Some("notes/Late.md"));
+
+    let p = h.root.join("notes/Silent.md");
+    fs::write(&p, silent("firsttokn")).unwrap();
+    set_mtime(&p, old);
+    wait_for(&h.reader, "firsttokn", Some("notes/Silent.md"));
+    // Same length, mtime put back: size and mtime both unchanged.
+    fs::write(&p, silent("seconddtk")).unwrap();
+    set_mtime(&p, old);
+    wait_for(&h.reader, "seconddtk", Some("notes/Silent.md"));
+    assert!(found(&h.reader, "firsttokn").is_empty());
     h.finish();
 }
