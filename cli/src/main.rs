@@ -60,6 +60,10 @@ enum Command {
         /// kept both); unchanged notes are still not re-indexed.
         #[arg(long)]
         verify: bool,
+        /// Rebuild the whole index from the vault (recovery from a damaged index; readable
+        /// vectors are kept).
+        #[arg(long, conflicts_with = "verify")]
+        rebuild: bool,
     },
     /// Full-text (BM25) search: the best chunk of each matching note.
     Search {
@@ -464,9 +468,11 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let report = mindex::init_vault(&dir, *merge)?;
             out.init(&report)
         }
-        Command::Update { verify } => {
+        Command::Update { verify, rebuild } => {
             let vault = open(cli)?;
-            let report = if *verify {
+            let report = if *rebuild {
+                vault.rebuild(&bar(cli))?
+            } else if *verify {
                 vault.update_verified(&bar(cli))?
             } else {
                 vault.update(&bar(cli))?
@@ -865,9 +871,44 @@ fn main() -> ExitCode {
     if let Command::Hook { event } = &cli.command {
         return hook::run(event, cli.vault.as_deref());
     }
-    match run(&cli) {
-        Ok(code) => code,
-        Err(e) => {
+    // A bug or a damaged index must end in a clear error, not a backtrace: the panic message is
+    // kept (printed only with RUST_BACKTRACE set) and reported as an error.
+    let debug = std::env::var_os("RUST_BACKTRACE").is_some();
+    let panic_message = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    {
+        let slot = panic_message.clone();
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Ok(mut m) = slot.lock()
+                && m.is_empty()
+            {
+                let what = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown".into());
+                *m = match info.location() {
+                    Some(l) => format!("{what}, in {}:{}", l.file(), l.line()),
+                    None => what,
+                };
+            }
+            if debug {
+                default(info);
+            }
+        }));
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&cli))) {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
+            output::error(cli.json, &e);
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            let what = panic_message.lock().map(|m| m.clone()).unwrap_or_default();
+            let e = anyhow::anyhow!(
+                "mindex stopped on an internal error ({what}). If the index was damaged, `mindex update --rebuild` rebuilds it from the vault; otherwise please report this."
+            );
             output::error(cli.json, &e);
             ExitCode::FAILURE
         }

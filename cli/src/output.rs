@@ -607,6 +607,20 @@ impl Out {
                 list_changes(&mut s, &u.changes, 10);
             }
         }
+        if !st.damaged.is_empty() {
+            let _ = writeln!(
+                s,
+                "DAMAGED:      {} — run `mindex update --rebuild` (the vault is intact; the index is rebuilt from it)",
+                plural(
+                    st.damaged.len(),
+                    "index file fails its checksum",
+                    "index files fail their checksum"
+                )
+            );
+            for d in st.damaged.iter().take(5) {
+                let _ = writeln!(s, "              {d}");
+            }
+        }
         if st.pending.is_empty() {
             let _ = writeln!(s, "Pending:      none, the index is up to date");
         } else {

@@ -86,7 +86,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// The index on disk is corrupt or of an incompatible format.
-    #[error("index at {path} is corrupt or incompatible: {detail} (`mindex update` rebuilds it)")]
+    #[error(
+        "index at {path} is corrupt or incompatible: {detail} (`mindex update --rebuild` rebuilds it from the vault)"
+    )]
     Corrupt {
         /// The file or folder found corrupt.
         path: PathBuf,
@@ -100,7 +102,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// An error from tantivy.
-    #[error("lexical index error: {0}")]
+    #[error(
+        "lexical index error: {0} (if the index was damaged, `mindex update --rebuild` rebuilds it from the vault)"
+    )]
     Lexical(Arc<tantivy::TantivyError>),
 
     // ---- models ----------------------------------------------------------------------------

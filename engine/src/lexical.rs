@@ -271,6 +271,19 @@ impl Lexical {
         })
     }
 
+    /// The index files whose checksum does not match their content (reads every file).
+    pub fn damaged_files(&self) -> Result<Vec<String>> {
+        let mut out: Vec<String> = self
+            .index
+            .validate_checksum()
+            .map_err(|e| corrupt(&self.dir, e))?
+            .into_iter()
+            .map(|p| self.dir.join(p).display().to_string())
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// Takes the writer lock; fails with [`Error::Busy`] when another process holds it.
     pub fn writer(&self) -> Result<LexicalWriter> {
         let threads = std::thread::available_parallelism()

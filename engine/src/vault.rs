@@ -183,6 +183,9 @@ pub struct Status {
     pub warnings: Vec<Warning>,
     /// The vector store, if `embed` ever ran.
     pub vectors: Option<VectorStatus>,
+    /// Index files that fail their checksum, or why the index cannot be read at all; empty when
+    /// the index is sound. Anything here means `mindex update --rebuild`.
+    pub damaged: Vec<String>,
 }
 
 /// A vault: a folder of markdown notes and its index.
@@ -524,6 +527,55 @@ impl Vault {
     /// Notes whose hash matches are still not re-indexed.
     pub fn update_verified(&self, progress: &dyn Progress) -> Result<UpdateReport> {
         self.update_with(progress, true)
+    }
+
+    /// Rebuilds the index from the vault alone: the lexical index and its state are removed (under
+    /// the index's writer lock: [`Error::Busy`] while another process writes) and every note is
+    /// read and indexed again. Vectors are a cache keyed by chunk text: readable ones are kept and
+    /// reused, unreadable ones are dropped (run `embed` again). The vault is never written.
+    pub fn rebuild(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        let lexical = self.lexical_dir();
+        // Hold tantivy's own writer lock while the old index goes, so no writer in another
+        // process is working in it; the index is removed whole, since any file of it may be the
+        // damaged one.
+        let guard = if lexical.is_dir() {
+            let lock_path = lexical.join(".tantivy-writer.lock");
+            let f = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .map_err(|e| Error::io(&lock_path, e))?;
+            match f.try_lock() {
+                Ok(()) => Some(f),
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(Error::Busy { path: lexical });
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&lock_path, e)),
+            }
+        } else {
+            None
+        };
+        *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let state = self.state_path();
+        match fs::remove_file(&state) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&state, e)),
+        }
+        if lexical.is_dir() {
+            fs::remove_dir_all(&lexical).map_err(|e| Error::io(&lexical, e))?;
+        }
+        drop(guard);
+        let vectors = self.vectors_dir();
+        let readable = match self.vector_status() {
+            Some(vs) => VectorStore::open(&vectors, &vs.model_id).is_ok(),
+            None => !vectors.join("meta.json").exists(),
+        };
+        if !readable {
+            fs::remove_dir_all(&vectors).map_err(|e| Error::io(&vectors, e))?;
+        }
+        self.update(progress)
     }
 
     fn update_with(&self, progress: &dyn Progress, verify: bool) -> Result<UpdateReport> {
@@ -1091,7 +1143,16 @@ impl Vault {
             warnings.extend(s.skipped.values().map(|k| k.warning.clone()));
         }
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        let damaged = if indexed {
+            match Lexical::open(&self.lexical_dir()).and_then(|l| l.damaged_files()) {
+                Ok(files) => files,
+                Err(e) => vec![e.to_string()],
+            }
+        } else {
+            Vec::new()
+        };
         Ok(Status {
+            damaged,
             vault: self.root.clone(),
             index_dir: self.index_dir.clone(),
             indexed,

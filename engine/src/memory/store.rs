@@ -341,6 +341,39 @@ fn temp_path(dir: &Path) -> PathBuf {
     dir.join(format!(".mindex-{}-{seq}.tmp", std::process::id()))
 }
 
+/// Removes the temp files of writers that died before cleaning up (killed between the temp write
+/// and the link): a temp whose process is gone, or (where that cannot be told) older than an hour.
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Some(rest) = name
+            .strip_prefix(".mindex-")
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
+        let stale = match pid {
+            Some(p) if p == std::process::id() => false,
+            #[cfg(target_os = "linux")]
+            Some(p) => !Path::new(&format!("/proc/{p}")).exists(),
+            _ => e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(3600)),
+        };
+        if stale {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
@@ -358,6 +391,7 @@ pub(crate) fn claim_file(
     attempts: usize,
     exhausted: &str,
 ) -> Result<String> {
+    sweep_stale_temps(dir);
     let tmp = temp_path(dir);
     let write_tmp = || -> io::Result<()> {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;

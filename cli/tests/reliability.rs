@@ -1,0 +1,404 @@
+//! Reliability against real processes: a damaged index is detected and rebuilt from the vault;
+//! `update` and `remember` killed with SIGKILL at many points leave a consistent vault and index.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn mindex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(args)
+        .env_remove("MINDEX_VAULT")
+        .env_remove("MINDEX_INDEX_DIR")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run mindex")
+}
+
+/// Never a panic (exit 101) or a signal, whatever happened to the index.
+fn no_crash(out: &Output, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some()
+            && out.status.code() != Some(101)
+            && !stderr.contains("panicked"),
+        "{what}: crashed ({:?}): {stderr}",
+        out.status
+    );
+}
+
+/// Queries whose answers do not depend on how ties are broken: words only a few notes share, and
+/// tokens unique to one generated note.
+const QUERIES: &[&str] = &[
+    "connection pool exhausted",
+    "alice chen",
+    "north star",
+    "idempotency",
+    "n17tok",
+    "n777tok",
+    "n1299tok",
+];
+
+/// The set of paths `search` returns for `q` (up to 200), sorted.
+fn paths_for(vault: &Path, index: Option<&Path>, q: &str) -> Vec<String> {
+    let mut args = vec![
+        "search",
+        "--json",
+        "-n",
+        "200",
+        "--vault",
+        vault.to_str().unwrap(),
+    ];
+    if let Some(i) = index {
+        args.extend(["--index", i.to_str().unwrap()]);
+    }
+    args.push(q);
+    let out = mindex(&args);
+    assert!(
+        out.status.success(),
+        "{q}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut p: Vec<String> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect();
+    p.sort();
+    p
+}
+
+fn results(vault: &Path, index: Option<&Path>) -> Vec<Vec<String>> {
+    QUERIES.iter().map(|q| paths_for(vault, index, q)).collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+fn files_if_any(dir: &Path) -> Vec<PathBuf> {
+    if dir.exists() { files(dir) } else { Vec::new() }
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A vault of the sample notes plus `n` generated ones.
+fn big_vault(root: &Path, n: usize) {
+    mindex::init_vault(root, false).unwrap();
+    let words = [
+        "lorem", "quartz", "harbor", "ledger", "retry", "cache", "shard", "replica", "latency",
+        "queue", "schema", "deploy", "rollback", "index", "tenant", "token", "batch", "stream",
+    ];
+    for i in 0..n {
+        let mut body = String::new();
+        for k in 0..120 {
+            body.push_str(words[(i * 7 + k * 13 + k * k) % words.len()]);
+            body.push(if k % 17 == 16 { '\n' } else { ' ' });
+        }
+        let p = root.join(format!("reference/gen/{:02}/Note {i}.md", i % 40));
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(
+            p,
+            format!("---\ndescription: generated note {i}\ntags: [gen]\n---\n# Note {i}\n\n## Part\nn{i}tok {body}\n"),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_damaged_index_is_detected_and_rebuilt_from_the_vault() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    big_vault(&vault, 300);
+    let vs = vault.to_str().unwrap();
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let clean = results(&vault, None);
+    assert!(!clean[0].is_empty());
+    let index = vault.join(".mindex");
+    let pristine = dir.path().join("pristine");
+    copy_dir(&index, &pristine);
+
+    let targets: Vec<PathBuf> = files(&pristine)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.ends_with(".lock") && !name.starts_with('.')
+        })
+        .collect();
+    assert!(targets.len() >= 5, "{targets:?}");
+    let mut detected = 0;
+    let mut cases = 0;
+    for target in &targets {
+        let rel = target.strip_prefix(&pristine).unwrap();
+        for damage in ["truncate", "garble", "empty"] {
+            fs::remove_dir_all(&index).unwrap();
+            copy_dir(&pristine, &index);
+            let p = index.join(rel);
+            let bytes = fs::read(&p).unwrap();
+            let damaged = match damage {
+                "truncate" => bytes[..bytes.len() / 2].to_vec(),
+                "garble" => {
+                    let mut b = bytes.clone();
+                    let mid = b.len() / 2;
+                    for x in b.iter_mut().skip(mid.saturating_sub(16)).take(64) {
+                        *x ^= 0xA5;
+                    }
+                    b
+                }
+                _ => Vec::new(),
+            };
+            fs::write(&p, damaged).unwrap();
+            cases += 1;
+            let what = format!("{damage} {}", rel.display());
+            // Reading a damaged index: a clear error or correct answers, never a crash.
+            let out = mindex(&["search", "--json", "--vault", vs, QUERIES[0]]);
+            no_crash(&out, &what);
+            if !out.status.success() {
+                let e: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+                let msg = e["error"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    msg.contains("update --rebuild") || msg.contains("mindex update"),
+                    "{what}: the error says how to recover: {msg}"
+                );
+            }
+            let st = mindex(&["status", "--json", "--vault", vs]);
+            no_crash(&st, &what);
+            let flagged = st.status.success() && {
+                let v: Value = serde_json::from_slice(&st.stdout).unwrap();
+                !v["damaged"].as_array().unwrap().is_empty() || v["indexed"] == false
+            };
+            // Detected: a search error naming the cure, or `status` flags it, or the damage
+            // did not change a single answer.
+            assert!(
+                !out.status.success() || flagged || results(&vault, None) == clean,
+                "{what}: undetected damage changed the answers"
+            );
+            if flagged || !out.status.success() {
+                detected += 1;
+            }
+            // The vault alone rebuilds it.
+            let r = mindex(&["update", "--rebuild", "-q", "--vault", vs]);
+            no_crash(&r, &what);
+            assert!(
+                r.status.success(),
+                "{what}: rebuild failed: {}",
+                String::from_utf8_lossy(&r.stderr)
+            );
+            assert_eq!(
+                results(&vault, None),
+                clean,
+                "{what}: results after the rebuild"
+            );
+        }
+    }
+    assert!(
+        detected * 2 > cases,
+        "damage detected in only {detected} of {cases} cases"
+    );
+    eprintln!("damage cases: {cases}, detected: {detected}");
+}
+
+#[test]
+fn a_killed_update_leaves_an_index_that_opens_tells_the_truth_and_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    big_vault(&vault, 1500);
+    let vs = vault.to_str().unwrap();
+    // The reference: a clean build in a separate index folder.
+    let reference = dir.path().join("reference-index");
+    let t = Instant::now();
+    assert!(
+        mindex(&[
+            "update",
+            "-q",
+            "--vault",
+            vs,
+            "--index",
+            reference.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let full = t.elapsed();
+    let clean = results(&vault, Some(&reference));
+    let rounds = 10;
+    for k in 0..rounds {
+        let incremental = k % 2 == 1;
+        let mut revised = Vec::new();
+        if incremental {
+            // Change a slice of notes, then kill the update that indexes them.
+            for i in (k * 37..1500).step_by(9).take(150) {
+                let rel = format!("reference/gen/{:02}/Note {i}.md", i % 40);
+                let p = vault.join(&rel);
+                let mut text = fs::read_to_string(&p).unwrap();
+                text.push_str(&format!("\nrev{k}mark.\n"));
+                fs::write(&p, text).unwrap();
+                revised.push(rel);
+            }
+            revised.sort();
+        } else {
+            let _ = fs::remove_dir_all(vault.join(".mindex"));
+        }
+        let delay = full.mul_f64((k as f64 + 0.5) / rounds as f64);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(["update", "-q", "--vault", vs])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let what = format!("round {k} (killed after {delay:?})");
+        let st = mindex(&["status", "--json", "--vault", vs]);
+        no_crash(&st, &what);
+        if st.status.success() {
+            let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+            // Truthful: whatever the kill left undone is reported as pending (or not indexed).
+            assert!(s["indexed"].is_boolean(), "{what}: {s}");
+        }
+        let again = mindex(&["update", "-q", "--vault", vs]);
+        assert!(
+            again.status.success(),
+            "{what}: rerun failed: {}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        let st: Value =
+            serde_json::from_slice(&mindex(&["status", "--json", "--vault", vs]).stdout).unwrap();
+        assert_eq!(st["indexed"], true, "{what}");
+        let pending = &st["pending"];
+        for key in ["added", "modified", "removed"] {
+            assert_eq!(
+                pending[key].as_array().map_or(0, Vec::len),
+                0,
+                "{what}: {st}"
+            );
+        }
+        // Exactly the revised notes carry this round's mark: nothing stale, nothing lost.
+        if incremental {
+            assert_eq!(
+                paths_for(&vault, None, &format!("rev{k}mark")),
+                revised,
+                "{what}"
+            );
+        }
+        let clean_now = clean.clone();
+        assert_eq!(
+            results(&vault, None),
+            clean_now,
+            "{what}: results differ from a clean build"
+        );
+    }
+}
+
+#[test]
+fn a_killed_remember_leaves_the_memory_whole_or_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let vs = vault.to_str().unwrap();
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let mut written = 0;
+    for k in 0..24u64 {
+        let body = format!(
+            "Round {k} checks that a killed write leaves nothing torn: marker{k}end is the last word of this body, so a whole file ends with it. marker{k}end"
+        );
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args([
+                "remember",
+                "-q",
+                "--vault",
+                vs,
+                "--caller",
+                "atlas",
+                "--confidence",
+                "inferred",
+                "--force",
+            ])
+            .args(["--title", &format!("Killed write {k}"), "--body", &body])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(k * 3));
+        let _ = child.kill();
+        let _ = child.wait();
+        for p in files_if_any(&vault.join("memories"))
+            .into_iter()
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .contains(&format!("Killed write {k}"))
+            })
+        {
+            let text = fs::read_to_string(&p).unwrap();
+            assert!(
+                text.contains(&format!("marker{k}end")) && text.starts_with("---\n"),
+                "round {k}: a torn memory: {text}"
+            );
+            written += 1;
+        }
+    }
+    // Every memory that exists is whole, and an update indexes them all.
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let r = mindex(&[
+        "recall", "--json", "-n", "100", "--vault", vs, "--caller", "atlas",
+    ]);
+    let v: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let recalled = v["memories"].as_array().unwrap().len();
+    assert_eq!(recalled, written, "every whole memory is recalled");
+    // Temp files of killed writers do not outlive the next write.
+    let ok = mindex(&[
+        "remember",
+        "-q",
+        "--vault",
+        vs,
+        "--caller",
+        "atlas",
+        "--confidence",
+        "inferred",
+        "--force",
+        "--title",
+        "After the kills",
+        "--body",
+        "A later write sweeps the temp files that killed writers left behind.",
+    ]);
+    assert!(ok.status.success());
+    let temps: Vec<PathBuf> = files(&vault.join("memories"))
+        .into_iter()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
+}
