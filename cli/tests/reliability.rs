@@ -402,3 +402,423 @@ fn a_killed_remember_leaves_the_memory_whole_or_absent() {
         .collect();
     assert!(temps.is_empty(), "{temps:?}");
 }
+
+/// Four processes search and query in a loop while a fifth updates and remembers: every answer is
+/// whole (valid JSON, every hit a real note, the stable note always found), nothing fails, and
+/// every memory written is recalled afterwards.
+#[test]
+fn readers_and_a_writer_under_load() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    big_vault(&vault, 400);
+    let vs = vault.to_str().unwrap().to_string();
+    assert!(mindex(&["update", "-q", "--vault", &vs]).status.success());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut readers = Vec::new();
+    for r in 0..4 {
+        let (vs, stop, vault) = (vs.clone(), stop.clone(), vault.clone());
+        readers.push(std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let args: Vec<&str> = if (n + r) % 2 == 0 {
+                    vec![
+                        "search",
+                        "--json",
+                        "-n",
+                        "10",
+                        "--vault",
+                        &vs,
+                        "connection pool exhausted",
+                    ]
+                } else {
+                    vec![
+                        "query",
+                        "--json",
+                        "-n",
+                        "10",
+                        "--vault",
+                        &vs,
+                        "--lex",
+                        "connection pool exhausted",
+                    ]
+                };
+                let out = mindex(&args);
+                assert!(
+                    out.status.success(),
+                    "reader {r}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let v: Value = serde_json::from_slice(&out.stdout).expect("whole JSON");
+                let hits = v["hits"].as_array().expect("hits");
+                let paths: Vec<&str> = hits
+                    .iter()
+                    .map(|h| h["path"].as_str().or(h["hit"]["path"].as_str()).unwrap())
+                    .collect();
+                assert!(
+                    paths.contains(&"brain/Gotchas.md"),
+                    "reader {r}: the stable note went missing: {paths:?}"
+                );
+                for p in paths {
+                    assert!(
+                        vault.join(p).is_file(),
+                        "reader {r}: a hit for a note that does not exist: {p}"
+                    );
+                }
+                n += 1;
+            }
+            n
+        }));
+    }
+    let mut titles = Vec::new();
+    let t = Instant::now();
+    let mut k = 0;
+    while t.elapsed() < Duration::from_secs(6) {
+        for i in (k * 11..400).step_by(23).take(15) {
+            let p = vault.join(format!("reference/gen/{:02}/Note {i}.md", i % 40));
+            let mut text = fs::read_to_string(&p).unwrap();
+            text.push_str(&format!("\nload{k}mark\n"));
+            fs::write(&p, text).unwrap();
+        }
+        let u = mindex(&["update", "-q", "--vault", &vs]);
+        assert!(
+            u.status.success(),
+            "update: {}",
+            String::from_utf8_lossy(&u.stderr)
+        );
+        let title = format!("Load lesson {k}");
+        let body = format!(
+            "Under load number {k} the writer records marker load{k}lesson so recall can find it later."
+        );
+        let r = mindex(&[
+            "remember",
+            "-q",
+            "--vault",
+            &vs,
+            "--caller",
+            "atlas",
+            "--confidence",
+            "inferred",
+            "--force",
+            "--title",
+            &title,
+            "--body",
+            &body,
+        ]);
+        assert!(
+            r.status.success(),
+            "remember: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        titles.push(title);
+        k += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let reads: usize = readers
+        .into_iter()
+        .map(|h| h.join().expect("a reader failed"))
+        .sum();
+    assert!(reads >= 8 && k >= 2, "{reads} reads, {k} writes");
+    let r = mindex(&[
+        "recall", "--json", "-n", "1000", "--vault", &vs, "--caller", "atlas",
+    ]);
+    let v: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let recalled: Vec<&str> = v["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["title"].as_str().unwrap())
+        .collect();
+    for t in &titles {
+        assert!(recalled.contains(&t.as_str()), "{t} was not recalled");
+    }
+    eprintln!("under load: {reads} reads by 4 processes, {k} update+remember rounds, 0 errors");
+}
+
+/// Two `update`s at once: one runs, the other waits out nothing and says the index is busy;
+/// neither damages the index.
+#[test]
+fn two_concurrent_updates_never_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    big_vault(&vault, 800);
+    let vs = vault.to_str().unwrap();
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(["update", "--json", "--vault", vs])
+            .env_remove("MINDEX_VAULT")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut busy = 0;
+    for round in 0..4 {
+        if round > 0 {
+            for i in (round * 3..800).step_by(7) {
+                let p = vault.join(format!("reference/gen/{:02}/Note {i}.md", i % 40));
+                let mut text = fs::read_to_string(&p).unwrap();
+                text.push_str(&format!("\nround{round}edit\n"));
+                fs::write(&p, text).unwrap();
+            }
+        }
+        let (a, b) = (spawn(), spawn());
+        for out in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+            no_crash(&out, "concurrent update");
+            if !out.status.success() {
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(
+                    v["error"]["code"], 14,
+                    "only `busy` may stop an update: {v}"
+                );
+                busy += 1;
+            }
+        }
+        let again = mindex(&["update", "-q", "--vault", vs]);
+        assert!(again.status.success());
+        let st: Value =
+            serde_json::from_slice(&mindex(&["status", "--json", "--vault", vs]).stdout).unwrap();
+        assert!(st["damaged"].as_array().unwrap().is_empty(), "{st}");
+        assert_eq!(st["pending"]["modified"].as_array().unwrap().len(), 0);
+        if round > 0 {
+            let hits = paths_for(&vault, None, &format!("round{round}edit"));
+            assert_eq!(
+                hits.len(),
+                (round * 3..800).step_by(7).count().min(200),
+                "round {round}"
+            );
+        }
+    }
+    eprintln!("two concurrent updates, 4 rounds: {busy} reported busy, 0 corrupt");
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// A small tmpfs mounted by the test, unmounted on drop.
+struct Tmpfs(PathBuf);
+impl Tmpfs {
+    fn mount(at: &Path, size: &str) -> Option<Tmpfs> {
+        fs::create_dir_all(at).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(at.to_path_buf()))
+    }
+}
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Writes fail with a clear error on a full disk, nothing half-written remains, the old index
+/// keeps answering, and everything works again once there is room.
+#[test]
+fn a_full_disk_fails_writes_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(disk) = Tmpfs::mount(&dir.path().join("disk"), "3m") else {
+        eprintln!(
+            "SKIPPED: this machine cannot mount a tmpfs (needs root): full-disk test not run"
+        );
+        return;
+    };
+    let vault = disk.0.join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let vs = vault.to_str().unwrap();
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let before = paths_for(&vault, None, "connection pool exhausted");
+    // Fill the disk.
+    let filler = disk.0.join("filler");
+    {
+        use std::io::Write;
+        let mut f = fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+    }
+    let memories_before = files_if_any(&vault.join("memories")).len();
+    let r = mindex(&[
+        "remember",
+        "--json",
+        "--vault",
+        vs,
+        "--caller",
+        "atlas",
+        "--confidence",
+        "inferred",
+        "--title",
+        "Written on a full disk",
+        "--body",
+        "This lesson is written while the disk is full, so the write must fail cleanly and leave nothing behind.",
+    ]);
+    no_crash(&r, "remember on a full disk");
+    assert!(
+        !r.status.success(),
+        "remember cannot succeed on a full disk"
+    );
+    let e: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.to_lowercase().contains("no space"),
+        "a clear error: {msg}"
+    );
+    let after: Vec<PathBuf> = files_if_any(&vault.join("memories"));
+    assert_eq!(
+        after.len(),
+        memories_before,
+        "nothing half-written: {after:?}"
+    );
+    // An update that needs room fails clearly; the old index still answers.
+    fs::write(
+        vault.join("reference/New.md"),
+        "# New\n\nA note written before the disk filled up.\n",
+    )
+    .ok();
+    let u = mindex(&["update", "--json", "--vault", vs]);
+    no_crash(&u, "update on a full disk");
+    assert_eq!(paths_for(&vault, None, "connection pool exhausted"), before);
+    // Room again: everything works.
+    fs::remove_file(&filler).unwrap();
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let r = mindex(&[
+        "remember",
+        "-q",
+        "--vault",
+        vs,
+        "--caller",
+        "atlas",
+        "--confidence",
+        "inferred",
+        "--title",
+        "Written after the disk was freed",
+        "--body",
+        "Once there is room again the same write succeeds and the memory is whole and searchable.",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let st: Value =
+        serde_json::from_slice(&mindex(&["status", "--json", "--vault", vs]).stdout).unwrap();
+    assert!(st["damaged"].as_array().unwrap().is_empty(), "{st}");
+}
+
+/// A vault the user cannot write: searches work, writes fail with an error naming the path, and
+/// nothing is written.
+#[test]
+fn a_read_only_vault_refuses_writes_clearly() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let vs = vault.to_str().unwrap();
+    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    // World-readable, writable by nobody but root; the test then runs mindex as `nobody` (root
+    // ignores permissions) or, when not root, takes write permission away from everyone.
+    let bin_path = dir.path().join("mindex");
+    fs::copy(env!("CARGO_BIN_EXE_mindex"), &bin_path).unwrap();
+    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    mode(dir.path(), 0o755);
+    mode(&bin_path, 0o755);
+    for p in files(&vault) {
+        mode(&p, 0o444);
+    }
+    let mut dirs = vec![vault.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            }
+        }
+        mode(&d, 0o555);
+    }
+    let run = |args: &[&str]| -> Output {
+        let mut c = if is_root() {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&bin_path);
+            c
+        } else {
+            Command::new(&bin_path)
+        };
+        c.args(args)
+            .env_remove("MINDEX_VAULT")
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap()
+    };
+    let s = run(&[
+        "search",
+        "--json",
+        "--vault",
+        vs,
+        "connection pool exhausted",
+    ]);
+    assert!(
+        s.status.success(),
+        "reading works: {}",
+        String::from_utf8_lossy(&s.stderr)
+    );
+    let r = run(&[
+        "remember",
+        "--json",
+        "--vault",
+        vs,
+        "--caller",
+        "atlas",
+        "--confidence",
+        "inferred",
+        "--title",
+        "Read only",
+        "--body",
+        "A lesson written into a vault nobody may write must fail with a clear error.",
+    ]);
+    no_crash(&r, "remember in a read-only vault");
+    assert!(!r.status.success());
+    let e: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let msg = e["error"]["message"].as_str().unwrap().to_lowercase();
+    assert!(
+        msg.contains("permission denied") || msg.contains("read-only"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&vault.to_string_lossy().to_lowercase()),
+        "the error names the path: {msg}"
+    );
+    assert!(!vault.join("memories").exists(), "nothing written");
+    let w = run(&[
+        "record-work",
+        "--json",
+        "--vault",
+        vs,
+        "--caller",
+        "atlas",
+        "--title",
+        "Nope",
+        "--summary",
+        "Cannot be written.",
+        "--folder",
+        "reference",
+    ]);
+    no_crash(&w, "record-work in a read-only vault");
+    assert!(
+        !w.status.success() || String::from_utf8_lossy(&w.stdout).contains("\"recorded\":false")
+    );
+    // Give the folders back so the temp dir can be removed.
+    let mut dirs = vec![vault.clone()];
+    while let Some(d) = dirs.pop() {
+        mode(&d, 0o755);
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            }
+        }
+    }
+}
