@@ -147,3 +147,25 @@ def test_embeddings_are_numpy_and_hybrid_query_uses_them(vault: mindex.Vault) ->
     hits = vault.query("why did customers see errors", limit=3, embedder=model)
     assert hits[0].path == "work/incidents/2026-03-14 Checkout outage.md"
     assert vault.vsearch("customers saw errors", limit=3, embedder=model)
+
+
+def test_attacks_get_nothing(vault: mindex.Vault, tmp_path: Path) -> None:
+    """Paths out of the vault, symlink escapes and hostile titles, through the Python surface."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nTOPSECRET outside the vault.\n")
+    root = Path(vault.status()["vault"])
+    (root / "reference" / "link.md").symlink_to(outside / "secret.md")
+    vault.update()
+    for spec in ["../../etc/passwd", "/etc/passwd", "brain/../../../etc/passwd", "reference/link.md"]:
+        with pytest.raises((ValueError, FileNotFoundError)):
+            vault.get(spec)
+    assert vault.search("TOPSECRET") == []
+    r = vault.remember(
+        "../../../../tmp/evil",
+        "A hostile title from a Python host must stay inside the memory root of the vault.",
+        "inferred",
+        force=True,
+        project="atlas",
+    )
+    assert r["path"].startswith("memories/") and ".." not in r["path"]

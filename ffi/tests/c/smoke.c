@@ -108,6 +108,31 @@ int main(int argc, char **argv) {
     mindex_string_free(note);
   }
 
+  /* Attacks: paths that leave the vault, invalid UTF-8, a hostile memory title. */
+  {
+    const char *escapes[] = {"../../etc/passwd", "/etc/passwd", "brain/../../../etc/passwd"};
+    for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+      mindex_string *leak = NULL;
+      fails_with(mindex_vault_get(vault, s(escapes[i]), strlen(escapes[i]), &leak),
+                 MINDEX_CODE_INVALID_ARGUMENT, "get refuses a path out of the vault");
+      CHECK(leak == NULL, "no text for an escaping path");
+    }
+    const uint8_t bad_utf8[] = {0x62, 0x72, 0xff, 0xfe};
+    mindex_string *none = NULL;
+    fails_with(mindex_vault_get(vault, bad_utf8, sizeof bad_utf8, &none), MINDEX_CODE_INVALID_UTF8,
+               "invalid UTF-8 is refused");
+    const char *hostile =
+        "{\"title\": \"../../../../tmp/evil\", \"body\": \"A hostile title from a C host must "
+        "stay inside the memory root of the vault.\", \"confidence\": \"inferred\", \"force\": true}";
+    mindex_string *written = NULL;
+    if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(hostile), strlen(hostile), &written),
+           "remember with a hostile title")) {
+      CHECK(contains(written, "\"path\":\"memories/"), "the hostile title stays in memories/");
+      CHECK(!contains(written, "\"path\":\"memories/../"), "no traversal in the path");
+      mindex_string_free(written);
+    }
+  }
+
   /* Remember, then recall. */
   const char *mem =
       "{\"title\": \"C hosts free every handle\", \"body\": \"Every handle the C ABI returns "
@@ -155,7 +180,7 @@ int main(int argc, char **argv) {
   }
   out = NULL;
   if (ok(mindex_vault_health(vault, s("atlas"), 5, &out), "health")) {
-    CHECK(contains(out, "\"memories\":1"), "health counts the memory");
+    CHECK(contains(out, "\"memories\":2"), "health counts both memories");
     mindex_string_free(out);
   }
   out = NULL;

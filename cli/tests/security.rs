@@ -1,0 +1,358 @@
+//! Attacks on every path-taking surface of the CLI and the MCP server, each with what it gets.
+//! (The C ABI's and Python's are in `ffi/tests/c/smoke.c` and `bindings/python/tests/`.)
+//!
+//! Policy: nothing outside the vault is ever read or written, through `..`, absolute paths or
+//! symlinks. Notes marked `private: true`, the memory store's raw files and never-exposed names
+//! are withheld from agents (the MCP server); the owner's own tools (CLI, library) read any note
+//! inside the vault. Memory titles never choose where a file goes.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn mindex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(args)
+        .env_remove("MINDEX_VAULT")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    vault: PathBuf,
+    outside: PathBuf,
+    repo: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    mindex::init_vault(&vault, false).unwrap();
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(
+        outside.join("secret.md"),
+        "# Secret\n\nTOPSECRET lives outside the vault.\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.md"), vault.join("reference/link.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, vault.join("reference/outdir")).unwrap();
+    fs::write(
+        vault.join("reference/Private Plans.md"),
+        "---\nprivate: true\ndescription: not for agents\ntags: [x]\n---\n# Private Plans\n\nPRIVATETOKEN salary numbers.\n",
+    )
+    .unwrap();
+    let repo = dir.path().join("atlas");
+    fs::create_dir_all(&repo).unwrap();
+    assert!(
+        mindex(&["update", "-q", "--vault", vault.to_str().unwrap()])
+            .status
+            .success()
+    );
+    Fixture {
+        _dir: dir,
+        vault,
+        outside,
+        repo,
+    }
+}
+
+const TRAVERSALS: &[&str] = &[
+    "../../etc/passwd",
+    "/etc/passwd",
+    "brain/../../../etc/passwd",
+    "..\\..\\etc\\passwd",
+    "%2e%2e/%2e%2e/etc/passwd",
+    "reference/link.md",
+    "reference/outdir/secret.md",
+    "vault://note/../../etc/passwd",
+];
+
+#[test]
+fn cli_path_arguments_never_leave_the_vault() {
+    let f = fixture();
+    let vs = f.vault.to_str().unwrap();
+    let mut table = Vec::new();
+    for spec in TRAVERSALS {
+        for cmd in ["get", "multi-get", "expand"] {
+            let out = mindex(&[cmd, "--json", "--vault", vs, spec]);
+            let text = String::from_utf8_lossy(&out.stdout).to_string()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !text.contains("TOPSECRET") && !text.contains("root:x:0"),
+                "{cmd} {spec}: {text}"
+            );
+            assert_ne!(out.status.code(), Some(101), "{cmd} {spec}: crash");
+            table.push(format!("cli {cmd} {spec:?}: exit {:?}", out.status.code()));
+        }
+    }
+    // Nothing outside the vault was indexed either.
+    let s = mindex(&["search", "--json", "--vault", vs, "TOPSECRET"]);
+    let v: Value = serde_json::from_slice(&s.stdout).unwrap();
+    assert!(v["hits"].as_array().unwrap().is_empty());
+    // record-work folders outside the exposed roots are refused and write nothing.
+    for folder in [
+        "../outside",
+        "/tmp",
+        "brain/../../outside",
+        "reference/outdir",
+    ] {
+        let out = mindex(&[
+            "record-work",
+            "--json",
+            "--vault",
+            vs,
+            "--caller",
+            "atlas",
+            "--title",
+            "Escape",
+            "--summary",
+            "An attempt to write outside the vault.",
+            "--folder",
+            folder,
+        ]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert!(
+            v["recorded"] != json!(true),
+            "record-work --folder {folder}: {v}"
+        );
+        table.push(format!("cli record-work --folder {folder:?}: refused"));
+    }
+    let leaked: Vec<_> = fs::read_dir(&f.outside)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leaked.len(), 1, "nothing written outside: {leaked:?}");
+    eprintln!("{}", table.join("\n"));
+}
+
+#[test]
+fn hostile_memory_titles_stay_inside_the_memory_root() {
+    let f = fixture();
+    let vs = f.vault.to_str().unwrap();
+    for title in [
+        "../../../etc/cron.d/evil",
+        "/etc/passwd",
+        "CON",
+        "nul.txt",
+        "a/b\\c:d*e?f\"g<h>i|j",
+        "line\nbreak\ttab\u{7}bell",
+        "<script>alert(1)</script>",
+        "..",
+        "x".repeat(500).as_str(),
+    ] {
+        let body = format!(
+            "A hostile title must not choose where this memory lands ({}).",
+            title.len()
+        );
+        let out = mindex(&[
+            "remember",
+            "--json",
+            "--vault",
+            vs,
+            "--caller",
+            "atlas",
+            "--confidence",
+            "inferred",
+            "--force",
+            "--title",
+            title,
+            "--body",
+            &body,
+        ]);
+        assert_ne!(out.status.code(), Some(101), "{title:?}: crash");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        if v["recorded"] == json!(true) {
+            let path = v["path"].as_str().unwrap();
+            assert!(
+                path.starts_with("memories/") && !path.contains(".."),
+                "{title:?} → {path}"
+            );
+            let name = Path::new(path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            assert!(
+                !name.contains('/') && !name.contains('\\') && !name.chars().any(char::is_control),
+                "{name:?}"
+            );
+            assert!(f.vault.join(path).is_file());
+        }
+    }
+    assert!(!f.vault.parent().unwrap().join("etc").exists());
+}
+
+/// A minimal MCP client on the server's pipes.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: i64,
+}
+
+impl Client {
+    fn start(vault: &Path, repo: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(["mcp", "--no-vectors", "--vault"])
+            .arg(vault)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut c = Client {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
+        c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
+                       "clientInfo": {"name": "security-test", "version": "1"}}}));
+        c.recv();
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let roots = c.recv();
+        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
+            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
+        c
+    }
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(self.stdout.read_line(&mut line).unwrap() > 0);
+        serde_json::from_str(&line).unwrap()
+    }
+    /// Sends a request; returns the whole response.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.recv();
+            if m["id"] == json!(id) {
+                return m;
+            }
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_tools_and_resources_never_serve_what_the_policy_withholds() {
+    let f = fixture();
+    let mut c = Client::start(&f.vault, &f.repo);
+    let leaks = |m: &Value| {
+        let s = m.to_string();
+        s.contains("TOPSECRET") || s.contains("PRIVATETOKEN") || s.contains("root:x:0")
+    };
+    let mut table = Vec::new();
+    for spec in TRAVERSALS.iter().chain(&[
+        "reference/Private Plans.md",
+        "Private Plans",
+        "memories/2026",
+        "vault-manifest.json",
+    ]) {
+        for (tool, args) in [
+            ("get", json!({"path": spec})),
+            ("multi_get", json!({"pattern": spec})),
+            ("expand", json!({"note": spec})),
+        ] {
+            let m = c.request("tools/call", json!({"name": tool, "arguments": args}));
+            assert!(!leaks(&m), "{tool} {spec}: {m}");
+            let refused = m.get("error").is_some()
+                || m["result"]["isError"] == json!(true)
+                || m["result"]["structuredContent"]["items"]
+                    .as_array()
+                    .is_some_and(Vec::is_empty);
+            table.push(format!(
+                "mcp {tool} {spec:?}: {}",
+                if refused {
+                    "refused"
+                } else {
+                    "served (inside the policy)"
+                }
+            ));
+        }
+        let uri = if spec.starts_with("vault://") {
+            spec.to_string()
+        } else {
+            format!("vault://note/{spec}")
+        };
+        let m = c.request("resources/read", json!({"uri": uri}));
+        assert!(!leaks(&m), "resources/read {uri}: {m}");
+        assert!(m.get("error").is_some(), "resources/read {uri}: {m}");
+        table.push(format!("mcp resources/read {uri:?}: refused"));
+    }
+    for q in ["TOPSECRET", "PRIVATETOKEN salary"] {
+        let m = c.request(
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": q}}),
+        );
+        assert!(!leaks(&m), "search {q}: {m}");
+        table.push(format!("mcp search {q:?}: nothing served"));
+    }
+    let m = c.request("resources/list", json!({}));
+    assert!(
+        !m.to_string().contains("Private%20Plans") && !m.to_string().contains("link.md"),
+        "{m}"
+    );
+    // Writes: record_work cannot leave the exposed roots; remember's title cannot pick a path.
+    for folder in [
+        "../outside",
+        "/tmp",
+        "brain/../../outside",
+        "reference/outdir",
+    ] {
+        let m = c.request(
+            "tools/call",
+            json!({"name": "record_work", "arguments":
+            {"title": "Escape", "summary": "An attempt to write outside.", "folder": folder}}),
+        );
+        assert!(
+            m["result"]["structuredContent"]["recorded"] != json!(true),
+            "record_work {folder}: {m}"
+        );
+        table.push(format!("mcp record_work folder {folder:?}: refused"));
+    }
+    let m = c.request("tools/call", json!({"name": "remember", "arguments":
+        {"title": "../../../../tmp/evil", "body": "A hostile title from an agent must stay inside the memory root.",
+         "confidence": "inferred", "force": true}}));
+    if let Some(p) = m["result"]["structuredContent"]["path"].as_str() {
+        assert!(p.starts_with("memories/") && !p.contains(".."), "{p}");
+    }
+    assert_eq!(
+        fs::read_dir(&f.outside).unwrap().count(),
+        1,
+        "nothing written outside"
+    );
+    // Malformed input gets JSON-RPC errors and the server keeps serving.
+    c.send(json!("not an object"));
+    let m = c.recv();
+    assert!(m.get("error").is_some());
+    writeln!(c.stdin, "{{ not json").unwrap();
+    c.stdin.flush().unwrap();
+    let m = c.recv();
+    assert_eq!(m["error"]["code"], -32700);
+    let m = c.request("tools/call", json!({"name": "status", "arguments": {}}));
+    assert!(m.get("result").is_some());
+    eprintln!("{}", table.join("\n"));
+}
