@@ -30,7 +30,8 @@ for t in "${targets[@]}"; do
   fi
   echo "==> $t: fuzzing for ${budget}s"
   mkdir -p "corpus/$t"
-  "${fuzz[@]}" run -O --sanitizer address "$t" "corpus/$t" -- \
+  # New inputs go to corpus/<target> (not committed); seeds/<target> holds committed examples.
+  "${fuzz[@]}" run -O --sanitizer address "$t" "corpus/$t" "seeds/$t" -- \
     -max_total_time="$budget" -max_len=65536 -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 2>&1 \
     | grep -E "^(stat::|==|INFO: Loaded|Done|#[0-9]+ +DONE)|ERROR|SUMMARY|panicked|Test unit written" || true
   if compgen -G "artifacts/$t/crash-*" >/dev/null || compgen -G "artifacts/$t/oom-*" >/dev/null \

@@ -320,7 +320,9 @@ fn a_killed_update_leaves_an_index_that_opens_tells_the_truth_and_finishes() {
             "{what}: results differ from a clean build"
         );
     }
-    eprintln!("killed update: {rounds} rounds on 1,500 notes (full build {full:?}), all consistent");
+    eprintln!(
+        "killed update: {rounds} rounds on 1,500 notes (full build {full:?}), all consistent"
+    );
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn vault() -> *mut mindex_vault {
         let root = d.path().join("vault");
         let p = root.to_str().unwrap().as_bytes();
         let mut v = ptr::null_mut();
-        let e = unsafe { mindex_vault_create(p.as_ptr(), p.len(), ptr::null(), 0, &mut v) };
+        let e = unsafe { mindex_vault_create(p.as_ptr(), p.len(), &mut v) };
         assert!(e.is_null());
         let mut report = ptr::null_mut();
         let e = unsafe { mindex_vault_update(v, &mut report) };
