@@ -9,9 +9,9 @@
 #![cfg(unix)]
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
@@ -191,70 +191,10 @@ fn hostile_memory_titles_stay_inside_the_memory_root() {
     assert!(!f.vault.parent().unwrap().join("etc").exists());
 }
 
-/// A minimal MCP client on the server's pipes.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next: i64,
-}
-
-impl Client {
-    fn start(vault: &Path, repo: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-            .args(["mcp", "--no-vectors", "--vault"])
-            .arg(vault)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut c = Client {
-            child,
-            stdin,
-            stdout,
-            next: 1,
-        };
-        c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
-                       "clientInfo": {"name": "security-test", "version": "1"}}}));
-        c.recv();
-        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let roots = c.recv();
-        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
-            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
-        c
-    }
-    fn send(&mut self, v: Value) {
-        writeln!(self.stdin, "{v}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-    fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        assert!(self.stdout.read_line(&mut line).unwrap() > 0);
-        serde_json::from_str(&line).unwrap()
-    }
-    /// Sends a request; returns the whole response.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.recv();
-            if m["id"] == json!(id) {
-                return m;
-            }
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+#[path = "support/mcp_client.rs"]
+#[allow(dead_code, reason = "each test file uses part of the client")]
+mod mcp_client;
+use mcp_client::Client;
 
 #[test]
 fn mcp_tools_and_resources_never_serve_what_the_policy_withholds() {

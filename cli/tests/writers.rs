@@ -2,103 +2,15 @@
 //! and search at once. Nothing may be lost, every memory must be searchable from its writer as
 //! soon as `remember` returns, and every server must recall everyone's memories at the end.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Barrier};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// A minimal MCP client over a server's pipes.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next: i64,
-}
-
-impl Client {
-    fn start(vault: &Path, repo: &Path) -> Client {
-        Client::start_with(vault, repo, &[])
-    }
-
-    fn start_with(vault: &Path, repo: &Path, extra: &[&str]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-            .args(["mcp", "--no-vectors"])
-            .args(extra)
-            .arg("--vault")
-            .arg(vault)
-            .env_remove("MINDEX_VAULT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut c = Client {
-            child,
-            stdin,
-            stdout,
-            next: 1,
-        };
-        c.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
-                       "clientInfo": {"name": "writers-test", "version": "1"}}}));
-        c.recv();
-        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let roots = c.recv();
-        assert_eq!(roots["method"], "roots/list");
-        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
-            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
-        c
-    }
-
-    fn send(&mut self, v: Value) {
-        writeln!(self.stdin, "{v}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        assert!(
-            self.stdout.read_line(&mut line).unwrap() > 0,
-            "server closed"
-        );
-        serde_json::from_str(&line).unwrap()
-    }
-
-    /// Calls a tool; returns (text, structured content, isError).
-    fn call(&mut self, name: &str, args: Value) -> (String, Value, bool) {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": args}}));
-        loop {
-            let m = self.recv();
-            if m["id"] == json!(id) {
-                assert!(m.get("error").is_none(), "{name}: {m}");
-                let r = &m["result"];
-                let text = r["content"][0]["text"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                return (
-                    text,
-                    r["structuredContent"].clone(),
-                    r["isError"] == json!(true),
-                );
-            }
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+#[path = "support/mcp_client.rs"]
+#[allow(dead_code, reason = "each test file uses part of the client")]
+mod mcp_client;
+use mcp_client::Client;
 
 /// A body of 16 pseudo-random made-up words (from 400), so no two lessons are near-duplicates.
 fn body(p: usize, i: usize) -> String {

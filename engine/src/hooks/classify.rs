@@ -11,7 +11,8 @@ pub struct Signal {
     pub name: &'static str,
     /// The routing hint.
     pub message: &'static str,
-    /// Lowercase phrases (English, Japanese, Korean, Chinese) matched on Latin-letter boundaries.
+    /// Lowercase phrases (English, Japanese, Korean, Chinese) matched on Latin-letter boundaries
+    /// (WIN and PROJECT UPDATE also match the shared delivery verbs).
     pub phrases: &'static [&'static str],
     /// A finer hint tested only when this signal matched.
     pub sub: Option<&'static Signal>,
@@ -123,21 +124,6 @@ pub static SIGNALS: &[Signal] = &[
         name: "WIN",
         message: "WIN: add it to perf/Brag Doc.md with a link to the evidence.",
         phrases: &[
-            "shipped",
-            "shipping",
-            "ships",
-            "launched",
-            "launching",
-            "launches",
-            "completed",
-            "completing",
-            "completes",
-            "released",
-            "releasing",
-            "releases",
-            "deployed",
-            "deploying",
-            "deploys",
             "achieved",
             "achieving",
             "won",
@@ -259,7 +245,8 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 }
 
 fn matches(signal: &Signal, lower: &str) -> bool {
-    let extra: &[&str] = if signal.name == "PROJECT UPDATE" {
+    // The delivery verbs are both a win and a project update.
+    let extra: &[&str] = if matches!(signal.name, "WIN" | "PROJECT UPDATE") {
         DELIVERY
     } else {
         &[]
