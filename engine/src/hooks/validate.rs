@@ -9,7 +9,7 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::hygiene::{Tree, clusters_of, name_of, parent_of};
+use super::hygiene::{clusters_of, name_of, parent_of};
 use super::{HookContext, HookEvent, HookOutcome, Payload, hook_output, is_md, rel_path};
 
 /// A note at least this big is past the organisation threshold.
@@ -255,12 +255,18 @@ fn check(ctx: &HookContext, raw: &str, blocks: &mut Vec<String>, policies: &mut 
         });
     }
     if parent_of(&rel) == "work/active" {
-        let tree = Tree::scan(&root);
-        let loose: Vec<String> = tree
-            .files_in("work/active")
-            .filter(|f| is_md(&f.rel))
-            .map(|f| f.rel.clone())
-            .collect();
+        // Only the loose notes of work/active matter: list that one folder, not the vault.
+        let loose: Vec<String> = std::fs::read_dir(root.join("work/active"))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.path().is_file())
+                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                    .filter(|n| is_md(n) && !n.starts_with('.'))
+                    .map(|n| format!("work/active/{n}"))
+                    .collect()
+            })
+            .unwrap_or_default();
         if let Some(c) = clusters_of(&loose)
             .into_iter()
             .find(|c| c.files.contains(&rel))
