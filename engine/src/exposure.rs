@@ -755,7 +755,7 @@ fn find_note_named(vault: &Path, memory_root: &str, name: &str) -> Option<PathBu
 }
 
 /// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
-fn read_head(path: &Path, chars: usize) -> Option<String> {
+pub(crate) fn read_head(path: &Path, chars: usize) -> Option<String> {
     let meta = fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Read as _;
 use std::path::Path;
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
@@ -12,6 +11,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::{is_md, strip_md};
+use crate::exposure::read_head;
 use crate::manifest::Manifest;
 use crate::memory::promoted::parse_marker;
 use crate::memory::text::{FmValue, parse_frontmatter};
@@ -145,14 +145,6 @@ pub(crate) fn parent_of(rel: &str) -> &str {
 
 pub(crate) fn name_of(rel: &str) -> &str {
     rel.rsplit_once('/').map_or(rel, |(_, n)| n)
-}
-
-/// Reads at most `limit` bytes of a file as (lossy) text.
-pub(crate) fn read_head(path: &Path, limit: usize) -> Option<String> {
-    let f = fs::File::open(path).ok()?;
-    let mut buf = Vec::with_capacity(limit.min(64 * 1024));
-    f.take(limit as u64).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// A group of loose notes in `work/active/` that share a topic word.
@@ -317,13 +309,13 @@ pub(crate) fn hygiene_with(
         if !is_md(&f.rel) || name_of(&f.rel).eq_ignore_ascii_case("readme.md") {
             continue;
         }
-        let marker = read_head(&root.join(&f.rel), 4096).and_then(|head| {
-            let head: String = head.chars().take(2000).collect();
-            match parse_frontmatter(&head).remove("promoted") {
-                Some(FmValue::Scalar(s)) => parse_marker(&s),
-                _ => None,
-            }
-        });
+        let marker =
+            read_head(&root.join(&f.rel), 2000).and_then(|head| {
+                match parse_frontmatter(&head).remove("promoted") {
+                    Some(FmValue::Scalar(s)) => parse_marker(&s),
+                    _ => None,
+                }
+            });
         match marker {
             None => memory_inbox += 1,
             Some(m) if m.anchor.is_none() => memory_named_only += 1,

@@ -9,10 +9,9 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::Value;
 
-use super::hygiene::{
-    Tree, hygiene_with, is_infra, name_of, parent_of, read_head, root_infrastructure,
-};
+use super::hygiene::{Tree, hygiene_with, is_infra, name_of, parent_of, root_infrastructure};
 use super::{HookContext, HookOutcome, Payload, hook_output, is_md, strip_md};
+use crate::exposure::read_head;
 use crate::manifest::Manifest;
 use crate::memory::text::{FmValue, parse_frontmatter};
 use crate::vault::INDEX_DIR_NAME;
