@@ -80,14 +80,9 @@ impl SessionState {
         values: I,
         now: SystemTime,
     ) -> SessionState {
-        let mut next = self.clone();
-        let entry = next.sessions.entry(session.to_string()).or_insert(Entry {
-            seen: BTreeSet::new(),
-            updated_ms: 0,
-        });
-        entry.seen.extend(values);
-        entry.updated_ms = unix_ms(now);
-        next
+        let mut seen = self.seen(session).cloned().unwrap_or_default();
+        seen.extend(values);
+        self.replace(session, seen, now)
     }
 
     /// A new state with `session`'s seen set replaced by `values`.
