@@ -2,7 +2,7 @@
 //! links, memories written to an agent's private memory folder, oversized notes and topic
 //! clusters forming.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -179,12 +179,12 @@ pub(crate) fn is_private_memory(path: &str) -> bool {
 
 fn check(ctx: &HookContext, raw: &str, blocks: &mut Vec<String>, policies: &mut Vec<PolicyResult>) {
     let given = PathBuf::from(raw);
-    let real = std::fs::canonicalize(if given.is_absolute() {
-        given.clone()
+    let joined = if given.is_absolute() {
+        given
     } else {
-        ctx.root.join(&given)
-    })
-    .ok();
+        ctx.root.join(given)
+    };
+    let real = std::fs::canonicalize(&joined).ok();
     if is_private_memory(raw)
         || real
             .as_ref()
@@ -209,7 +209,7 @@ fn check(ctx: &HookContext, raw: &str, blocks: &mut Vec<String>, policies: &mut 
         return;
     }
     let root = std::fs::canonicalize(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
-    let abs = real.unwrap_or_else(|| lexical_abs(&ctx.root, &given));
+    let abs = real.unwrap_or_else(|| PathBuf::from(normalize(&joined.to_string_lossy())));
     let Some(rel) = rel_path(&root, &abs).or_else(|| rel_path(&ctx.root, &abs)) else {
         return;
     };
@@ -302,25 +302,6 @@ fn capitalise(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
-}
-
-fn lexical_abs(root: &Path, given: &Path) -> PathBuf {
-    let joined = if given.is_absolute() {
-        given.to_path_buf()
-    } else {
-        root.join(given)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Files the checks leave alone: not markdown, project docs, machinery and scratch folders.
