@@ -10,15 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn mindex(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mindex"))
-        .args(args)
-        .env_remove("MINDEX_VAULT")
-        .env_remove("MINDEX_INDEX_DIR")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run mindex")
-}
+#[path = "support/run.rs"]
+mod run;
+use run::mindex;
 
 /// Never a panic (exit 101) or a signal, whatever happened to the index.
 fn no_crash(out: &Output, what: &str) {
@@ -44,13 +38,21 @@ const QUERIES: &[&str] = &[
     "n1299tok",
 ];
 
-/// The set of paths `search` returns for `q` (up to 200), sorted.
-fn paths_for(vault: &Path, index: Option<&Path>, q: &str) -> Vec<String> {
+/// The `field` of every hit `command` (`search`, `vsearch`) returns for `q` (at most `n`), sorted:
+/// answers compared without depending on how ties are broken.
+fn sorted_hits(
+    command: &str,
+    n: &str,
+    field: &str,
+    vault: &Path,
+    index: Option<&Path>,
+    q: &str,
+) -> Vec<String> {
     let mut args = vec![
-        "search",
+        command,
         "--json",
         "-n",
-        "200",
+        n,
         "--vault",
         vault.to_str().unwrap(),
     ];
@@ -61,7 +63,7 @@ fn paths_for(vault: &Path, index: Option<&Path>, q: &str) -> Vec<String> {
     let out = mindex(&args);
     assert!(
         out.status.success(),
-        "{q}: {}",
+        "{command} {q}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -69,10 +71,15 @@ fn paths_for(vault: &Path, index: Option<&Path>, q: &str) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
+        .map(|h| h[field].as_str().unwrap().to_string())
         .collect();
     p.sort();
     p
+}
+
+/// The set of paths `search` returns for `q` (up to 200), sorted.
+fn paths_for(vault: &Path, index: Option<&Path>, q: &str) -> Vec<String> {
+    sorted_hits("search", "200", "path", vault, index, q)
 }
 
 fn results(vault: &Path, index: Option<&Path>) -> Vec<Vec<String>> {
@@ -870,28 +877,7 @@ fn a_killed_embed_leaves_vectors_that_open_and_a_rerun_completes() {
     let vsearch = |index: Option<&Path>| -> Vec<Vec<String>> {
         queries
             .iter()
-            .map(|q| {
-                let mut args = vec!["vsearch", "--json", "-n", "3", "--vault", vs];
-                if let Some(i) = index {
-                    args.extend(["--index", i.to_str().unwrap()]);
-                }
-                args.push(q);
-                let out = mindex(&args);
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-                let mut p: Vec<String> = v["hits"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|h| h["title"].as_str().unwrap().to_string())
-                    .collect();
-                p.sort();
-                p
-            })
+            .map(|q| sorted_hits("vsearch", "3", "title", &vault, index, q))
             .collect()
     };
     // The reference: an uninterrupted embed into a copy of the index.

@@ -11,18 +11,12 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-fn mindex(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mindex"))
-        .args(args)
-        .env_remove("MINDEX_VAULT")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap()
-}
+#[path = "support/run.rs"]
+mod run;
+use run::mindex;
 
 struct Fixture {
     _dir: tempfile::TempDir,
