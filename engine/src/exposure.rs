@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::frontmatter::{self, Privacy};
 use crate::manifest::{DEFAULT_MEMORY_ROOT, Manifest};
 
 /// Characters of a note read to judge privacy and to find aliases.
@@ -135,7 +136,7 @@ impl Exposure {
                 &memory_root,
             )
             .into_iter()
-            .filter(|r| vault.join(r).is_dir())
+            .filter(|r| vault.join(root_folder(r)).is_dir())
             .collect();
             if !derived.is_empty() {
                 (derived, RootsSource::Derived)
@@ -243,10 +244,17 @@ impl Exposure {
     pub fn visible_files(&self) -> Vec<VisibleFile> {
         let mut candidates: BTreeMap<String, ()> = BTreeMap::new();
         for root in &self.roots {
-            let Ok(root_real) = fs::canonicalize(self.vault_root.join(root)) else {
+            let folder = root_folder(root);
+            let Ok(root_real) = fs::canonicalize(self.vault_root.join(folder)) else {
                 continue;
             };
-            walk_root(&self.vault_root, root, &root_real, &mut |rel| {
+            // A shallow root (`brain/*.md`) is walked one folder deep; `check` applies its pattern.
+            let depth = if folder.len() < root.len() {
+                0
+            } else {
+                WALK_DEPTH
+            };
+            walk_root(&self.vault_root, folder, &root_real, depth, &mut |rel| {
                 candidates.insert(rel, ());
             });
         }
@@ -263,20 +271,17 @@ impl Exposure {
             .collect()
     }
 
-    /// The names a memory may link to: every visible file's label plus the aliases in the
-    /// first 1200 characters of its frontmatter (block or inline form, YAML-unquoted), all
-    /// lowercased. An unreadable file still contributes its label.
+    /// The names a memory may link to: every visible file's label plus the `aliases` (or
+    /// `alias`) of its frontmatter read as a head ([`head_frontmatter`]), all lowercased. An unreadable file still contributes its label.
     pub fn resolvable_names(&self, files: &[VisibleFile]) -> HashSet<String> {
         files
             .par_iter()
             .flat_map_iter(|f| {
                 let mut names = vec![f.label.to_lowercase()];
-                if let Some(head) = read_head(&self.vault_root.join(&f.rel), HEAD_CHARS)
-                    && let Some(fm) = frontmatter_of(&head)
-                {
+                if let Ok(Some(map)) = head_frontmatter(&self.vault_root.join(&f.rel)) {
                     for key in ["aliases", "alias"] {
                         names.extend(
-                            yaml_list_field(fm.text, key)
+                            frontmatter::string_list(map.get(key), false)
                                 .into_iter()
                                 .map(|a| a.to_lowercase()),
                         );
@@ -298,7 +303,7 @@ impl Exposure {
         }
         let root = self.match_segments(&segs).ok_or(Denied::OutsideRoots)?;
         // Hidden entries below the root are never walked, so never served either.
-        if segs[root.split('/').count()..]
+        if segs[root_folder(root).split('/').count()..]
             .iter()
             .any(|s| s.starts_with('.'))
         {
@@ -348,8 +353,19 @@ impl Exposure {
         self.roots
             .iter()
             .filter(|root| {
-                let root_segs: Vec<&str> = root.split('/').collect();
-                starts_with_segments(segs, &root_segs)
+                let folder = root_folder(root);
+                let root_segs: Vec<&str> = folder.split('/').collect();
+                if !starts_with_segments(segs, &root_segs) {
+                    return false;
+                }
+                match root.get(folder.len() + 1..) {
+                    // Shallow: exactly one segment below the folder, matching the pattern.
+                    Some(pattern) => {
+                        segs.len() == root_segs.len() + 1
+                            && wildcard_match(pattern, segs[root_segs.len()])
+                    }
+                    None => true,
+                }
             })
             .max_by_key(|root| root.split('/').count())
             .map(String::as_str)
@@ -369,7 +385,7 @@ impl RealPaths {
         RealPaths {
             roots: roots
                 .iter()
-                .map(|r| (r.clone(), fs::canonicalize(vault.join(r)).ok()))
+                .map(|r| (r.clone(), fs::canonicalize(vault.join(root_folder(r))).ok()))
                 .collect(),
             memory: fs::canonicalize(vault.join(memory_root)).ok(),
         }
@@ -378,7 +394,7 @@ impl RealPaths {
     fn root(&self, vault: &Path, root: &str) -> Option<PathBuf> {
         match self.roots.get(root) {
             Some(real) => real.clone(),
-            None => fs::canonicalize(vault.join(root)).ok(),
+            None => fs::canonicalize(vault.join(root_folder(root))).ok(),
         }
     }
 }
@@ -387,8 +403,11 @@ impl RealPaths {
 ///
 /// Trims; drops a leading `./`; reads `\` as `/`; strips edge slashes; drops entries with `.` or
 /// `..` segments. An entry without a glob is kept as a path prefix. A glob in the last segment
-/// of a multi-segment entry without a trailing slash (`brain/*.md`) becomes its parent folder;
-/// a folder glob (`perf/h*-*/`, `a/*/b`) or a leading glob (`*/x`, `*.md`) is dropped.
+/// of a multi-segment entry without a trailing slash (`brain/*.md`) is kept as a *shallow* root:
+/// it admits the notes directly in that folder whose names match the pattern, never its
+/// subfolders (a `*` stays in one folder); a trailing `**` (`notes/**`) is the folder itself,
+/// with everything below it; a folder glob (`perf/h*-*/`, `a/*/b`) or a leading glob
+/// (`*/x`, `*.md`) is dropped.
 /// Duplicates (case-insensitive) are removed, keeping the first.
 pub fn clean_roots(entries: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -404,7 +423,8 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
         }
         let cleaned = match segs.iter().position(|seg| is_glob(seg)) {
             None => segs.join("/"),
-            Some(i) if i > 0 && i == segs.len() - 1 && !folder_only => segs[..i].join("/"),
+            Some(i) if i > 0 && i == segs.len() - 1 && segs[i] == "**" => segs[..i].join("/"),
+            Some(i) if i > 0 && i == segs.len() - 1 && !folder_only => segs.join("/"),
             Some(_) => continue,
         };
         if !out
@@ -420,69 +440,80 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
 /// Whether a head window marks a note private.
 ///
 /// Only a leading frontmatter block counts (a note without one is public, and a `---` rule in
-/// the body is not frontmatter). Inside it, a line that is exactly `private` or `- private`
-/// (a tags item, quotes and `#` allowed), a line starting with `private: true`, or a `tags:`
-/// line whose inline list holds `private` marks the note. A block that opens but does not
-/// close within the window also counts as private here; [`note_is_private`] re-reads a longer
-/// window before deciding.
+/// the body is not frontmatter). The block is parsed as YAML by the same parser the index uses
+/// ([`crate::frontmatter`]): a `private` key (any case) with any value but a plainly false one,
+/// or a `private` tag, marks the note; a block that does not parse is private (fail closed), and
+/// so is one that opens but does not close within the window ([`note_is_private`] re-reads a
+/// longer window before deciding).
 pub fn is_private(head: &str) -> bool {
-    !matches!(scan_head(head), HeadVerdict::Public)
+    !matches!(frontmatter::privacy(head), Privacy::Public)
 }
 
 /// Whether the note at `path` must be withheld as private.
 ///
-/// Reads the first 1200 characters; when the frontmatter opens but does not close there, reads
-/// the first 64,000 and withholds the note if a marker is found or the block still does not
-/// close. A path that is not a readable regular file is private.
+/// Judged on [`head_frontmatter`]: withheld when marked private, when the frontmatter does not
+/// parse or does not close within 64,000 characters, and when the path is not a readable
+/// regular file.
 pub fn note_is_private(path: &Path) -> bool {
-    let Some(head) = read_head(path, HEAD_CHARS) else {
-        return true;
-    };
-    match scan_head(&head) {
-        HeadVerdict::Public => false,
-        HeadVerdict::Private => true,
-        HeadVerdict::Unclosed => match read_head(path, LONG_HEAD_CHARS) {
-            Some(long) => !matches!(scan_head(&long), HeadVerdict::Public),
-            None => true,
-        },
+    match head_frontmatter(path) {
+        Ok(None) => false,
+        Ok(Some(map)) => frontmatter::marks_private(&map),
+        Err(()) => true,
     }
 }
 
-/// The `platforms` of the caller's project note: the first `<project>.md` (case-insensitive)
-/// found anywhere in the vault, skipping dot entries, `node_modules` and the memory root. The
-/// whole file is read and `platforms` taken from its YAML frontmatter, as a list or a lone
-/// string. No project, no note, or no key gives an empty list.
+/// The parsed frontmatter of the note at `path`, read as a head: the first 1200 characters,
+/// or the first 64,000 when the block does not close in the shorter read. `Ok(None)` for a
+/// note without frontmatter; `Err` for an unreadable file or a block that does not close or
+/// parse.
+pub(crate) fn head_frontmatter(
+    path: &Path,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ()> {
+    let head = read_head(path, HEAD_CHARS).ok_or(())?;
+    let head = match frontmatter::privacy(&head) {
+        Privacy::Unclosed => read_head(path, LONG_HEAD_CHARS).ok_or(())?,
+        _ => head,
+    };
+    frontmatter::parse_text(&head).map_err(|_| ())
+}
+
+/// The `platforms` of the caller's project note.
+///
+/// The project note is the first `<project>.md` (case-insensitive; the vault walked in name
+/// order, skipping dot entries, `node_modules` and the memory root) that a person wrote and that
+/// declares `platforms` in its frontmatter (read as a head, parsed by [`crate::frontmatter`]),
+/// as a list or a lone string. Notes agents write (`source_repo:` from `record_work`, `source:`
+/// from memories) and notes without the key are passed over, so no agent write can add, change
+/// or cancel a project's platforms. No project or no such note gives an empty list.
 pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> Vec<String> {
     let project = project.trim();
     if project.is_empty() || project.contains(['/', '\\']) {
         return Vec::new();
     }
-    let Some(path) = find_note_named(vault_root, memory_root, project) else {
-        return Vec::new();
-    };
-    let Ok(bytes) = fs::read(&path) else {
-        return Vec::new();
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let Some(fm) = frontmatter_of(&text).filter(|fm| fm.closed) else {
-        return Vec::new();
-    };
-    let items: Vec<String> = match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(fm.text) {
-        Ok(doc) => match doc.get("platforms") {
-            Some(serde_yaml_ng::Value::Sequence(items)) => {
-                items.iter().filter_map(yaml_scalar_string).collect()
+    let wanted = format!("{project}.md").to_lowercase();
+    let mem_root = clean_memory_root(memory_root);
+    let mem: Vec<&str> = mem_root.split('/').collect();
+    let mut items = Vec::new();
+    walk_markdown(vault_root, usize::MAX, &mut |rel, abs| {
+        let segs: Vec<&str> = rel.split('/').collect();
+        if starts_with_segments(&segs, &mem) || last_segment(rel).to_lowercase() != wanted {
+            return false;
+        }
+        let Ok(Some(map)) = head_frontmatter(abs) else {
+            return false;
+        };
+        let by_agent = ["source_repo", "source"]
+            .iter()
+            .any(|k| frontmatter::get_ci(&map, k).is_some());
+        match frontmatter::get_ci(&map, "platforms") {
+            Some(v) if !by_agent => {
+                items = frontmatter::string_list(Some(v), false);
+                true
             }
-            Some(v) => yaml_scalar_string(v).into_iter().collect(),
-            None => Vec::new(),
-        },
-        // Frontmatter that is not valid YAML: read the key with the line-based reader.
-        Err(_) => yaml_list_field(fm.text, "platforms"),
-    };
+            _ => false,
+        }
+    });
     items
-        .into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
 }
 
 /// Where the agent memories of a vault actually live.
@@ -635,8 +666,53 @@ fn is_glob(seg: &str) -> bool {
     seg.contains(['*', '?', '[', ']', '{', '}'])
 }
 
-/// Walks one exposed root, reporting the vault-relative path of every `.md` file.
-fn walk_root(vault: &Path, root: &str, root_real: &Path, found: &mut dyn FnMut(String)) {
+/// The folder of a cleaned root: the root itself, or for a shallow root (`brain/*.md`) the
+/// folder before its name pattern.
+pub(crate) fn root_folder(root: &str) -> &str {
+    match root.rsplit_once('/') {
+        Some((folder, last)) if is_glob(last) => folder,
+        _ => root,
+    }
+}
+
+/// Whether a file name matches a shallow root's pattern, case-insensitively: `*` is any run of
+/// characters and `?` one character; any other glob syntax (`[…]`, `{…}`) matches every name.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    if pattern.contains(['[', ']', '{', '}']) {
+        return true;
+    }
+    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let n: Vec<char> = name.to_lowercase().chars().collect();
+    // Iterative matcher with backtracking to the last `*`.
+    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Walks one exposed root's folder to `max_depth`, reporting the vault-relative path of every
+/// `.md` file.
+fn walk_root(
+    vault: &Path,
+    root: &str,
+    root_real: &Path,
+    max_depth: usize,
+    found: &mut dyn FnMut(String),
+) {
     let mut seen: HashSet<PathBuf> = HashSet::from([root_real.to_path_buf()]);
     let mut stack: Vec<(PathBuf, String, usize)> = vec![(vault.join(root), root.to_string(), 0)];
     while let Some((dir, rel_dir, depth)) = stack.pop() {
@@ -675,7 +751,7 @@ fn walk_root(vault: &Path, root: &str, root_real: &Path, found: &mut dyn FnMut(S
                 (meta.is_dir(), meta.is_file())
             };
             if is_dir {
-                if depth < WALK_DEPTH {
+                if depth < max_depth {
                     stack.push((path, rel, depth + 1));
                 }
             } else if is_file && is_markdown_name(name) {
@@ -731,29 +807,6 @@ fn walk_markdown(
     go(vault, "", 0, max_depth, visit)
 }
 
-/// The first `<name>.md` (case-insensitive) in the whole vault, outside the memory root.
-fn find_note_named(vault: &Path, memory_root: &str, name: &str) -> Option<PathBuf> {
-    let wanted = format!("{name}.md").to_lowercase();
-    let mem: Vec<String> = clean_memory_root(memory_root)
-        .split('/')
-        .map(str::to_string)
-        .collect();
-    let mem: Vec<&str> = mem.iter().map(String::as_str).collect();
-    let mut found = None;
-    walk_markdown(vault, usize::MAX, &mut |rel, abs| {
-        let segs: Vec<&str> = rel.split('/').collect();
-        if starts_with_segments(&segs, &mem) {
-            return false;
-        }
-        if last_segment(rel).to_lowercase() == wanted {
-            found = Some(abs.to_path_buf());
-            return true;
-        }
-        false
-    });
-    found
-}
-
 /// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
 pub(crate) fn read_head(path: &Path, chars: usize) -> Option<String> {
     let meta = fs::metadata(path).ok()?;
@@ -773,211 +826,12 @@ pub(crate) fn read_head(path: &Path, chars: usize) -> Option<String> {
     })
 }
 
-/// The leading frontmatter block of a text.
-struct Frontmatter<'a> {
-    /// The lines between the fences (to the end of the text when unclosed).
-    text: &'a str,
-    /// Whether a closing `---` (or `...`) line was found.
-    closed: bool,
-}
-
-fn frontmatter_of(text: &str) -> Option<Frontmatter<'_>> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let first_end = text.find('\n').unwrap_or(text.len());
-    if text[..first_end].trim_end() != "---" {
-        return None;
-    }
-    let body_start = (first_end + 1).min(text.len());
-    let rest = &text[body_start..];
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        let trimmed = line.trim_end();
-        if trimmed == "---" || trimmed == "..." {
-            return Some(Frontmatter {
-                text: &rest[..offset],
-                closed: true,
-            });
-        }
-        offset += line.len();
-    }
-    Some(Frontmatter {
-        text: rest,
-        closed: false,
-    })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HeadVerdict {
-    Public,
-    Private,
-    Unclosed,
-}
-
-fn scan_head(head: &str) -> HeadVerdict {
-    let Some(fm) = frontmatter_of(head) else {
-        return HeadVerdict::Public;
-    };
-    if fm.text.lines().any(is_private_line) {
-        HeadVerdict::Private
-    } else if fm.closed {
-        HeadVerdict::Public
-    } else {
-        HeadVerdict::Unclosed
-    }
-}
-
-fn is_private_line(line: &str) -> bool {
-    let line = line.trim();
-    let lower = line.to_lowercase();
-    if lower.starts_with("private: true") || lower.starts_with("private:true") {
-        return true;
-    }
-    let item = lower.strip_prefix('-').map_or(lower.as_str(), str::trim);
-    if is_private_item(item) {
-        return true;
-    }
-    // `tags: [a, private]` or `tags: private`.
-    if let Some((key, value)) = lower.split_once(':')
-        && matches!(key.trim(), "tags" | "tag")
-    {
-        return inline_items(value.trim())
-            .iter()
-            .any(|item| is_private_item(item));
-    }
-    false
-}
-
-fn is_private_item(item: &str) -> bool {
-    let item = unquote(item.trim());
-    item.trim_start_matches('#') == "private"
-}
-
-/// The items of a list-valued key in a frontmatter text: block form (`key:` then `- x` lines),
-/// inline form (`key: [a, b]`) or a lone scalar (`key: a`), each YAML-unquoted and trimmed.
-fn yaml_list_field(fm: &str, key: &str) -> Vec<String> {
-    let mut lines = fm.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.strip_prefix(key) else {
-            continue;
-        };
-        let Some(value) = rest.trim_start().strip_prefix(':') else {
-            continue;
-        };
-        let value = value.trim();
-        if !value.is_empty() {
-            return inline_items(value);
-        }
-        let mut items = Vec::new();
-        for next in lines.by_ref() {
-            let t = next.trim();
-            if t.is_empty() {
-                continue;
-            }
-            match t.strip_prefix('-') {
-                Some(item) if item.is_empty() || item.starts_with([' ', '\t']) => {
-                    let item = unquote(item.trim());
-                    if !item.is_empty() {
-                        items.push(item);
-                    }
-                }
-                _ => break,
-            }
-        }
-        return items;
-    }
-    Vec::new()
-}
-
-/// `[a, "b, c", 'd']` as items, or a lone scalar as one item.
-fn inline_items(value: &str) -> Vec<String> {
-    let Some(inner) = value.strip_prefix('[') else {
-        let item = unquote(value);
-        return if item.is_empty() {
-            Vec::new()
-        } else {
-            vec![item]
-        };
-    };
-    let inner = inner.strip_suffix(']').unwrap_or(inner);
-    let mut items = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some('"'), '\\') => {
-                current.push(c);
-                if let Some(n) = chars.next() {
-                    current.push(n);
-                }
-            }
-            (Some('\''), '\'') if chars.peek() == Some(&'\'') => {
-                current.push(c);
-                current.push(chars.next().unwrap_or('\''));
-            }
-            (Some(q), _) if c == q => {
-                quote = None;
-                current.push(c);
-            }
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                current.push(c);
-            }
-            (None, ',') => items.push(std::mem::take(&mut current)),
-            _ => current.push(c),
-        }
-    }
-    items.push(current);
-    items
-        .iter()
-        .map(|i| unquote(i.trim()))
-        .filter(|i| !i.is_empty())
-        .collect()
-}
-
-/// YAML-unquotes a scalar: in `'…'`, `''` means `'`; in `"…"`, `\"` and `\\` are unescaped.
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    if s.len() >= 2 && s.starts_with('\'') && s.ends_with('\'') {
-        return s[1..s.len() - 1].replace("''", "'").trim().to_string();
-    }
-    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
-        let mut out = String::new();
-        let mut chars = s[1..s.len() - 1].chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                match chars.next() {
-                    Some(n @ ('"' | '\\')) => out.push(n),
-                    Some(n) => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                    None => out.push('\\'),
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        return out.trim().to_string();
-    }
-    s.to_string()
-}
-
-fn yaml_scalar_string(v: &serde_yaml_ng::Value) -> Option<String> {
-    match v {
-        serde_yaml_ng::Value::String(s) => Some(s.clone()),
-        serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
-        serde_yaml_ng::Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
 /// Whether a head's leading frontmatter (within the head) has a `source: mcp-capture` line.
 fn is_agent_capture(head: &str) -> bool {
-    let Some(fm) = frontmatter_of(head) else {
+    let Some(fm) = frontmatter::block(head) else {
         return false;
     };
-    fm.text.lines().any(|line| {
+    fm.yaml.lines().any(|line| {
         let Some(value) = line.trim_end().strip_prefix("source:") else {
             return false;
         };
@@ -1058,7 +912,7 @@ mod tests {
             "a/*/b",
             "notes/**",
         ]));
-        assert_eq!(got, ["brain", "perf/competencies", "notes"]);
+        assert_eq!(got, ["brain/*.md", "perf/competencies/*.md", "notes"]);
         assert!(!clean_roots(&strings(&["perf/h*-*/"])).contains(&"perf".to_string()));
         let shipped = clean_roots(&strings(&SHIPPED_CONTENT_ROOTS));
         assert_eq!(
@@ -1072,12 +926,43 @@ mod tests {
                 "org/teams",
                 "perf/brag",
                 "perf/evidence",
-                "perf/competencies",
-                "brain",
+                "perf/competencies/*.md",
+                "brain/*.md",
                 "reference",
                 "memories",
             ]
         );
+    }
+
+    #[test]
+    fn a_file_glob_root_stays_in_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(v, "brain/Top.md", "# top\n");
+        write(v, "brain/deep/Secret.md", "# deep\n");
+        write(v, "brain/a/b/Deeper.md", "# deeper\n");
+        write(v, "reference/x/Deep.md", "# ref\n");
+        write(v, "plans/Plan.md", "# plan\n");
+        write(v, "plans/Other.txt.md", "# other\n");
+        let e = policy(v, &["brain/*.md", "reference/", "plans/P*.md"]);
+        assert_eq!(
+            rels(&e.visible_files()),
+            ["brain/Top.md", "plans/Plan.md", "reference/x/Deep.md"]
+        );
+        assert!(e.may_read("brain/Top.md").is_ok());
+        assert_eq!(
+            e.may_read("brain/deep/Secret.md"),
+            Err(Denied::OutsideRoots)
+        );
+        assert_eq!(e.may_read("brain/a/b/Deeper.md"), Err(Denied::OutsideRoots));
+        assert_eq!(e.may_read("plans/Other.txt.md"), Err(Denied::OutsideRoots));
+        assert_eq!(e.matched_root("BRAIN/top.md"), Some("brain/*.md"));
+        assert_eq!(e.matched_root("brain/deep/Secret.md"), None);
+        assert!(wildcard_match("*.md", "A.MD"));
+        assert!(wildcard_match("a*b?.md", "axxbc.md"));
+        assert!(!wildcard_match("a*b?.md", "axxb.md"));
+        assert_eq!(root_folder("brain/*.md"), "brain");
+        assert_eq!(root_folder("work/active"), "work/active");
     }
 
     #[test]
@@ -1131,8 +1016,8 @@ mod tests {
                 "work/active",
                 "work/archive",
                 "org/people",
-                "perf/competencies",
-                "brain"
+                "perf/competencies/*.md",
+                "brain/*.md"
             ]
         );
         assert!(!e.roots().contains(&"work/1-1".to_string()));
@@ -1582,9 +1467,13 @@ mod tests {
         // The walk itself never enters a folder outside the root.
         let mut walked = Vec::new();
         let brain_real = fs::canonicalize(v.join("brain")).unwrap();
-        walk_root(e.vault_root(), "brain", &brain_real, &mut |rel| {
-            walked.push(rel)
-        });
+        walk_root(
+            e.vault_root(),
+            "brain",
+            &brain_real,
+            WALK_DEPTH,
+            &mut |rel| walked.push(rel),
+        );
         assert!(
             !walked.iter().any(|r| r.starts_with("brain/out")),
             "{walked:?}"
@@ -1689,6 +1578,8 @@ mod tests {
                 "rollback guide",
                 "say \"hi\"",
                 "solo",
+                // A frontmatter longer than the first read is read whole (up to 64,000 chars).
+                "too late",
                 "two, three",
                 "vanished",
             ]
@@ -1728,7 +1619,8 @@ mod tests {
             ["ios", "android"]
         );
         assert_eq!(caller_platforms(v, "memories", "pocket"), ["web"]);
-        assert_eq!(caller_platforms(v, "memories", "odd"), ["ios", "mac"]);
+        // One parser everywhere: a frontmatter that does not parse gives nothing.
+        assert!(caller_platforms(v, "memories", "odd").is_empty());
         assert!(caller_platforms(v, "memories", "bare").is_empty());
         assert!(caller_platforms(v, "memories", "nobody").is_empty());
         assert!(caller_platforms(v, "memories", "").is_empty());
@@ -1737,6 +1629,32 @@ mod tests {
         fs::remove_file(v.join("work/a/b/c/d/e/f/Atlas.md")).unwrap();
         assert!(caller_platforms(v, "memories", "atlas").is_empty());
         assert_eq!(caller_platforms(v, "recall", "atlas"), ["memory-copy"]);
+    }
+
+    #[test]
+    fn no_agent_note_can_shadow_a_projects_platforms() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        write(
+            v,
+            "work/active/Beacon.md",
+            "---\nplatforms: [ios]\n---\n# Beacon\n",
+        );
+        // Earlier in name order: what record_work writes, a capture filed by hand, a note
+        // that merely shares the name.
+        write(
+            v,
+            "inbox/beacon.md",
+            "---\ndate: 2026-12-03\naliases:\n  - 'Beacon'\nsource_repo: 'evil'\nplatforms: [evil]\n---\n# Beacon\n",
+        );
+        write(
+            v,
+            "brain/Beacon.md",
+            "---\nsource: mcp-capture\nplatforms: [web]\n---\n",
+        );
+        write(v, "archive/beacon.md", "---\ntitle: old beacon\n---\n");
+        write(v, "a/beacon.md", "no frontmatter at all\n");
+        assert_eq!(caller_platforms(v, "memories", "beacon"), ["ios"]);
     }
 
     // ---- memory-root discovery ------------------------------------------------------------

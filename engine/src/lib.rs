@@ -33,6 +33,7 @@ mod embed;
 mod error;
 mod eval;
 mod exposure;
+mod frontmatter;
 pub mod hooks;
 mod identity;
 mod init;

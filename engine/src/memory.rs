@@ -764,14 +764,12 @@ pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller, explain: boo
         } else if !visible[i] {
             withheld.push(((*m).clone(), m.visibility_reason(caller)));
         } else {
-            let titles: Vec<&str> = replacements[i]
-                .iter()
-                .filter_map(|&j| corpus[j].title.as_deref())
-                .collect();
-            let why = if titles.is_empty() {
-                SUPERSEDED_REASON.to_string()
-            } else {
-                format!("{SUPERSEDED_REASON} ({})", titles.join("; "))
+            // The corrections are, by construction, memories this caller cannot see: their
+            // titles are not named, only counted.
+            let n = replacements[i].len();
+            let why = match n {
+                0 | 1 => SUPERSEDED_REASON.to_string(),
+                n => format!("{SUPERSEDED_REASON} ({n} corrections)"),
             };
             withheld.push(((*m).clone(), why));
         }

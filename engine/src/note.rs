@@ -80,98 +80,6 @@ static INLINE_TAG: LazyLock<Regex> =
 static INLINE_CODE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`[^`\n]*`").expect("static regex"));
 
-/// Splits a note into its frontmatter block and body.
-///
-/// Returns `(yaml, body, body_start_line, warning)`; `yaml` is `None` when the note has no
-/// frontmatter or it never closes (then the whole text is body and a warning says so).
-fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize, Option<String>) {
-    let first_end = text.find('\n').unwrap_or(text.len());
-    if text[..first_end].trim_end() != "---" {
-        return (None, text, 1, None);
-    }
-    let mut offset = first_end + 1;
-    let mut line_no = 2;
-    while offset <= text.len() {
-        let rest = &text[offset.min(text.len())..];
-        if rest.is_empty() {
-            break;
-        }
-        let end = rest.find('\n').map_or(text.len(), |i| offset + i);
-        let line = text[offset..end].trim_end();
-        if line == "---" || line == "..." {
-            let yaml = &text[first_end + 1..offset];
-            let body_off = (end + 1).min(text.len());
-            return (Some(yaml), &text[body_off..], line_no + 1, None);
-        }
-        offset = end + 1;
-        line_no += 1;
-    }
-    (
-        None,
-        text,
-        1,
-        Some(
-            "frontmatter opens on line 1 but never closes; the whole file is indexed as body"
-                .to_string(),
-        ),
-    )
-}
-
-fn yaml_to_json(yaml: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    if yaml.trim().is_empty() {
-        return Ok(serde_json::Map::new());
-    }
-    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())?;
-    let value = match value {
-        serde_yaml_ng::Value::Null => return Ok(serde_json::Map::new()),
-        serde_yaml_ng::Value::Mapping(_) => value,
-        _ => return Err("frontmatter is not a key: value mapping".to_string()),
-    };
-    match serde_json::to_value(&value) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(_) => Err("frontmatter is not a key: value mapping".to_string()),
-        Err(e) => Err(format!("frontmatter cannot be represented: {e}")),
-    }
-}
-
-/// Reads a frontmatter field that may be a string (comma- or space-separated for tags) or a list.
-fn string_list(value: Option<&serde_json::Value>, split_spaces: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut push = |s: &str| {
-        let pieces: Vec<&str> = if split_spaces {
-            s.split([',', ' ']).collect()
-        } else {
-            s.split(',').collect()
-        };
-        for p in pieces {
-            let p = p.trim();
-            if !p.is_empty() {
-                out.push(p.to_string());
-            }
-        }
-    };
-    match value {
-        Some(serde_json::Value::String(s)) => push(s),
-        Some(serde_json::Value::Array(items)) => {
-            for item in items {
-                match item {
-                    serde_json::Value::String(s) => {
-                        let s = s.trim();
-                        if !s.is_empty() {
-                            out.push(s.to_string());
-                        }
-                    }
-                    serde_json::Value::Number(n) => out.push(n.to_string()),
-                    _ => {}
-                }
-            }
-        }
-        Some(serde_json::Value::Number(n)) => out.push(n.to_string()),
-        _ => {}
-    }
-    out
-}
-
 fn push_tag(tags: &mut Vec<String>, raw: &str) {
     let t = raw
         .trim()
@@ -243,25 +151,36 @@ pub(crate) fn parse_heading(line: &str) -> Option<(u8, String)> {
 pub fn parse_note(path: &str, text: &str) -> Parsed {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut warnings = Vec::new();
-    let (yaml, body, body_start_line, fm_warning) = split_frontmatter(text);
-    warnings.extend(fm_warning);
-    let frontmatter = match yaml.map(yaml_to_json) {
+    let (yaml, body, body_start_line) = match crate::frontmatter::block(text) {
+        Some(b) if b.closed => (Some(b.yaml), &text[b.body_offset..], b.body_start_line),
+        Some(_) => {
+            warnings.push(
+                "frontmatter opens on line 1 but never closes; the whole file is indexed as body, and agents are not served this note until it closes"
+                    .to_string(),
+            );
+            (None, text, 1)
+        }
+        None => (None, text, 1),
+    };
+    let frontmatter = match yaml.map(crate::frontmatter::parse) {
         None => serde_json::Map::new(),
         Some(Ok(map)) => map,
         Some(Err(e)) => {
-            warnings.push(format!("malformed frontmatter ignored: {e}"));
+            warnings.push(format!(
+                "malformed frontmatter ignored: {e}; agents are not served this note until it parses"
+            ));
             serde_json::Map::new()
         }
     };
 
     let mut tags = Vec::new();
-    for t in string_list(
+    for t in crate::frontmatter::string_list(
         frontmatter.get("tags").or_else(|| frontmatter.get("tag")),
         true,
     ) {
         push_tag(&mut tags, &t);
     }
-    let aliases = string_list(
+    let aliases = crate::frontmatter::string_list(
         frontmatter
             .get("aliases")
             .or_else(|| frontmatter.get("alias")),

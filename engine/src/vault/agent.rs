@@ -514,7 +514,21 @@ impl Vault {
             source: Some(crate::memory::MEMORY_SOURCE.to_string()),
             ..Memory::parse("", "")
         };
+        // Only memories this caller can see may be matched, named or superseded: a memory
+        // hidden from it is neither a duplicate it is told about nor a target it may mark.
         let (existing, _) = ctx.store.all_with_digests();
+        let seen: HashSet<String> = {
+            let entries: Vec<Arc<Memory>> = existing.iter().map(|(m, _)| m.clone()).collect();
+            recall_from(&entries, caller, false)
+                .visible
+                .into_iter()
+                .map(|(m, _)| m.path.clone())
+                .collect()
+        };
+        let existing: Vec<_> = existing
+            .into_iter()
+            .filter(|(m, _)| seen.contains(&m.path))
+            .collect();
         if !input.force {
             let digest = Digest::new(&v.title, &v.body);
             if let Some(&(i, score)) = find_duplicates(&candidate, &digest, &existing).first() {

@@ -106,14 +106,20 @@ pub(super) fn record_work(
                 "refused: \"{folder}\" contains a traversal segment"
             )));
         }
-        let Some(root) = ex.matched_root(&f).map(str::to_string) else {
+        // A folder lies inside a root, or is the folder of a shallow root (`brain/*.md`) whose
+        // pattern admits the note.
+        let Some(root) = ex
+            .matched_root(&f)
+            .or_else(|| ex.matched_root(&format!("{f}/{slug}.md")))
+            .map(str::to_string)
+        else {
             return Ok(refusal(format!(
                 "refused: \"{f}\" is not inside an exposed root (allowed: {})",
                 ex.roots().join(", ")
             )));
         };
         // The folder, resolved as far as it exists, must stay inside the matched root.
-        let root_real = fs::canonicalize(vault.root.join(&root)).ok();
+        let root_real = fs::canonicalize(vault.root.join(crate::exposure::root_folder(&root))).ok();
         let mut probe = vault.root.join(&f);
         let mut rest = Vec::new();
         let real = loop {

@@ -1,0 +1,399 @@
+//! What an agent may see, through the real binary: every spelling of `private`, shallow roots,
+//! memories of other callers, and the notes that decide a caller's platforms. Each test is an
+//! attack that used to work (issue 13); each must keep failing.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+#[path = "support/mcp_client.rs"]
+#[allow(dead_code, reason = "each test file uses part of the client")]
+mod mcp_client;
+use mcp_client::Client;
+
+fn mindex(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(args)
+        .env_remove("MINDEX_VAULT")
+        .env_remove("MINDEX_INDEX_DIR")
+        .env_remove("MINDEX_CALLER")
+        .env_remove("RUST_BACKTRACE")
+        .current_dir(cwd)
+        .output()
+        .expect("run mindex")
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    vault: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        assert!(
+            mindex(&["init", vault.to_str().unwrap()], dir.path())
+                .status
+                .success()
+        );
+        Fixture { dir, vault }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.vault.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    /// A folder outside the vault to run from (and to name as an MCP root).
+    fn repo(&self, name: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let mut all = vec!["--vault", self.vault.to_str().unwrap()];
+        all.extend_from_slice(args);
+        mindex(&all, self.dir.path())
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.run(&a);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: {e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+}
+
+/// Frontmatters a person writes meaning "private", and ones that do not parse (withheld: fail
+/// closed). Each note carries its own token.
+const PRIVATE_SPELLINGS: &[&str] = &[
+    "private: true",
+    "Private: TRUE",
+    "private:  true",
+    "\"private\": true",
+    "private:\n  true",
+    "{private: true, title: X}",
+    "private: \"true\"",
+    "private: yes",
+    "private: on",
+    "tags: [work, private]",
+    "tags:\n  - '#private'",
+    "private:\ntrue",
+    "title: broken: yaml",
+];
+
+#[test]
+fn every_spelling_of_private_is_withheld_on_every_agent_surface() {
+    let f = Fixture::new();
+    let mut tokens = Vec::new();
+    for (i, fm) in PRIVATE_SPELLINGS.iter().enumerate() {
+        let token = format!("SECRETTOKEN{i}X");
+        f.write(
+            &format!("reference/Hidden {i}.md"),
+            &format!("---\n{fm}\n---\n# Hidden {i}\n\n{token} quarterly salary figures.\n"),
+        );
+        tokens.push(token);
+    }
+    f.write(
+        "reference/Open Note.md",
+        "---\nprivate: false\n---\n# Open Note\n\nOPENTOKEN quarterly salary figures.\n",
+    );
+    let out = f.run(&["update", "--json"]);
+    assert!(out.status.success());
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("agents are not served this note until it parses"),
+        "the unparseable frontmatter is warned about: {report}"
+    );
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let leaks = |m: &Value| {
+        let s = m.to_string();
+        tokens.iter().find(|t| s.contains(t.as_str())).cloned()
+    };
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "quarterly salary figures", "limit": 50}}),
+    );
+    assert_eq!(leaks(&m), None, "search: {m}");
+    assert!(
+        m.to_string().contains("OPENTOKEN"),
+        "the public note is found: {m}"
+    );
+    let m = c.request(
+        "tools/call",
+        json!({"name": "multi_get", "arguments": {"pattern": "reference/*.md"}}),
+    );
+    assert_eq!(leaks(&m), None, "multi_get: {m}");
+    let m = c.request("resources/list", json!({}));
+    assert!(!m.to_string().contains("Hidden"), "resources/list: {m}");
+    for i in 0..PRIVATE_SPELLINGS.len() {
+        let rel = format!("reference/Hidden {i}.md");
+        for (tool, args) in [
+            ("get", json!({"path": rel})),
+            ("get", json!({"path": format!("Hidden {i}")})),
+            ("expand", json!({"note": rel})),
+        ] {
+            let m = c.request("tools/call", json!({"name": tool, "arguments": args}));
+            assert_eq!(leaks(&m), None, "{tool} {args}: {m}");
+        }
+        let m = c.request(
+            "resources/read",
+            json!({"uri": format!("vault://note/reference/Hidden%20{i}.md")}),
+        );
+        assert_eq!(leaks(&m), None, "resources/read {i}: {m}");
+        assert!(m.get("error").is_some(), "resources/read {i}: {m}");
+    }
+    // The owner's own CLI still reads the note (and says it is private).
+    let g = f.json(&["get", "reference/Hidden 0.md"]);
+    assert!(g.to_string().contains("SECRETTOKEN0X"), "{g}");
+}
+
+#[test]
+fn a_file_glob_root_exposes_its_folder_only() {
+    let f = Fixture::new();
+    // The template's user_content_roots hold `brain/*.md`.
+    f.write(
+        "brain/drafts/Board Plan.md",
+        "# Board Plan\n\nDEEPTOKEN acquisition target list.\n",
+    );
+    f.write(
+        "brain/Shallow.md",
+        "# Shallow\n\nSHALLOWTOKEN acquisition notes.\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "acquisition"}}),
+    );
+    assert!(!m.to_string().contains("DEEPTOKEN"), "{m}");
+    assert!(m.to_string().contains("SHALLOWTOKEN"), "{m}");
+    for (tool, args) in [
+        ("get", json!({"path": "brain/drafts/Board Plan.md"})),
+        ("multi_get", json!({"pattern": "brain/**"})),
+        ("expand", json!({"note": "Board Plan"})),
+    ] {
+        let m = c.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert!(!m.to_string().contains("DEEPTOKEN"), "{tool}: {m}");
+    }
+    let m = c.request(
+        "resources/read",
+        json!({"uri": "vault://note/brain/drafts/Board%20Plan.md"}),
+    );
+    assert!(m.get("error").is_some(), "{m}");
+    let m = c.request("resources/list", json!({}));
+    assert!(!m.to_string().contains("Board"), "{m}");
+    // record_work may still file a note directly in brain/, never below it.
+    let r = f.json(&[
+        "record-work",
+        "--caller",
+        "atlas",
+        "--title",
+        "Shallow filing",
+        "--summary",
+        "A note filed straight into brain.",
+        "--folder",
+        "brain",
+    ]);
+    assert_eq!(r["recorded"], true, "{r}");
+    let out = f.run(&[
+        "record-work",
+        "--caller",
+        "atlas",
+        "--title",
+        "Deep filing",
+        "--summary",
+        "A note filed below brain.",
+        "--folder",
+        "brain/drafts",
+        "--json",
+    ]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(r["recorded"], true, "{r}");
+}
+
+fn remember(f: &Fixture, caller: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "remember",
+        "--caller",
+        caller,
+        "--confidence",
+        "verified",
+        "--verification",
+        "Read it.",
+    ];
+    args.extend_from_slice(extra);
+    f.json(&args)
+}
+
+#[test]
+fn only_memories_the_caller_sees_can_be_superseded_or_named() {
+    let f = Fixture::new();
+    let victim_title = "Beacon rotates its signing keys every Sunday";
+    let victim_body = "The beacon signing keys rotate every Sunday at 02:00 UTC, so a deploy during that window must wait for the new key.";
+    let r = remember(
+        &f,
+        "beacon",
+        &["--title", victim_title, "--body", victim_body],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let victim = f.vault.join(r["path"].as_str().unwrap());
+    let general_title = "Prefer idempotent migrations everywhere";
+    let r = remember(
+        &f,
+        "beacon",
+        &[
+            "--scope",
+            "general",
+            "--title",
+            general_title,
+            "--body",
+            "Every schema migration should be safe to run twice, because retries after partial failures happen in every deploy system we use.",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let general = f.vault.join(r["path"].as_str().unwrap());
+    let before = (fs::read(&victim).unwrap(), fs::read(&general).unwrap());
+
+    // evil names beacon's project memory: no such memory, as far as evil can tell.
+    let r = remember(
+        &f,
+        "evil",
+        &[
+            "--title",
+            "Evil corrects everything",
+            "--body",
+            "This lesson claims to replace two others so that every other caller loses them from recall.",
+            "--supersedes",
+            victim_title,
+            "--supersedes",
+            "A title that does not exist anywhere",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let unmatched = r["supersedes_unmatched"].as_array().unwrap();
+    assert_eq!(unmatched.len(), 2, "hidden and missing look the same: {r}");
+    assert_eq!(
+        fs::read(&victim).unwrap(),
+        before.0,
+        "the hidden memory is untouched"
+    );
+    // A general memory evil sees may be superseded (it is visible to evil).
+    let r = remember(
+        &f,
+        "evil",
+        &[
+            "--title",
+            "Evil general correction",
+            "--body",
+            "Migrations are only run once by our deploy tooling, so idempotence is not required for them here.",
+            "--supersedes",
+            general_title,
+        ],
+    );
+    assert_eq!(r["superseded"], json!([general_title]), "{r}");
+    assert_ne!(fs::read(&general).unwrap(), before.1);
+    // beacon still recalls its own memory, live.
+    let rc = f.json(&["recall", "--caller", "beacon"]);
+    let own = rc["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == victim_title)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rc}"));
+    assert_eq!(own["superseded_by"], json!([]), "{own}");
+
+    // A near-duplicate of a memory evil cannot see is not revealed (and not refused).
+    let out = f.run(&[
+        "remember",
+        "--caller",
+        "evil",
+        "--scope",
+        "general",
+        "--confidence",
+        "verified",
+        "--verification",
+        "Read it.",
+        "--title",
+        victim_title,
+        "--body",
+        victim_body,
+        "--json",
+    ]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = r.to_string();
+    let victim_rel = victim
+        .strip_prefix(&f.vault)
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(!text.contains(&victim_rel), "{text}");
+    assert_ne!(r["refusal"]["kind"], "duplicate", "{text}");
+    // beacon, who sees it, is told about the duplicate.
+    let out = f.run(&[
+        "remember",
+        "--caller",
+        "beacon",
+        "--confidence",
+        "verified",
+        "--verification",
+        "Read it.",
+        "--title",
+        victim_title,
+        "--body",
+        victim_body,
+        "--json",
+    ]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["refusal"]["kind"], "duplicate", "{r}");
+}
+
+#[test]
+fn agent_notes_cannot_change_a_projects_platforms() {
+    let f = Fixture::new();
+    f.write(
+        "work/active/Beacon.md",
+        "---\ndescription: The beacon service\nplatforms: [ios]\n---\n# Beacon\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let h = f.json(&["health", "--caller", "beacon"]);
+    assert_eq!(h["caller"]["platforms"], json!(["ios"]), "{h}");
+    // evil files a note named like the project; it lands in the inbox, first in name order.
+    let r = f.json(&[
+        "record-work",
+        "--caller",
+        "evil",
+        "--title",
+        "Beacon",
+        "--summary",
+        "A note that shares the project's name.",
+        "--decision-record",
+    ]);
+    assert_eq!(r["recorded"], true, "{r}");
+    assert!(
+        r["path"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .ends_with("/beacon.md"),
+        "{r}"
+    );
+    let h = f.json(&["health", "--caller", "beacon"]);
+    assert_eq!(h["caller"]["platforms"], json!(["ios"]), "{h}");
+}
