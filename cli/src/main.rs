@@ -325,6 +325,10 @@ enum Command {
         /// Hybrid mode: weight of the vector list.
         #[arg(long, default_value_t = mindex::DEFAULT_VEC_WEIGHT)]
         vec_weight: f32,
+        /// Also score a ranking computed elsewhere (a TREC run file, `qid Q0 docid rank score
+        /// tag`; e.g. benches/bm25_reference.py's) with the same metric code, as the `run` row.
+        #[arg(long, value_name = "FILE")]
+        run: Option<PathBuf>,
     },
 }
 
@@ -615,6 +619,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             rrf_k,
             lex_weight,
             vec_weight,
+            run,
         } => {
             use mindex::EvalMode as M;
             let modes = match mode {
@@ -650,6 +655,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     vec_weight: *vec_weight,
                 },
                 &work,
+                run.as_deref(),
                 &bar(cli),
             )?;
             out.eval(&report)

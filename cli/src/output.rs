@@ -361,14 +361,14 @@ impl Out {
             r.fusion.vec_weight
         );
         for m in &r.scores {
+            let mode = match (&m.mode, &r.run_file) {
+                (mindex::EvalMode::Run, Some(f)) => format!("run ({f})"),
+                (mode, _) => format!("{mode:?}").to_lowercase(),
+            };
             let _ = writeln!(
                 s,
                 "| {} | {:.4} | {:.4} | {:.4} | {:.2} |",
-                format!("{:?}", m.mode).to_lowercase(),
-                m.ndcg_at_10,
-                m.mrr_at_10,
-                m.recall_at_100,
-                m.ms_per_query
+                mode, m.ndcg_at_10, m.mrr_at_10, m.recall_at_100, m.ms_per_query
             );
         }
         emit(&s)

@@ -29,6 +29,9 @@ pub enum EvalMode {
     Vector,
     /// Lexical + vector fused (`query`).
     Hybrid,
+    /// A ranking computed elsewhere and read from a TREC run file (the reference baselines),
+    /// scored by the same metric code.
+    Run,
 }
 
 /// Figures for one mode.
@@ -96,6 +99,8 @@ pub struct EvalReport {
     pub index_seconds: f64,
     /// Seconds spent embedding (0 without a model).
     pub embed_seconds: f64,
+    /// The run file scored as the `run` row, when one was given.
+    pub run_file: Option<String>,
 }
 
 fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>> {
@@ -217,16 +222,90 @@ fn recall(ranked: &[String], judged: &HashMap<String, f64>, k: usize) -> f64 {
     found as f64 / relevant as f64
 }
 
+/// A TREC run file (`qid Q0 docid rank score tag`, whitespace-separated, one line per retrieved
+/// document) as each query's document ids, in the order of their scores (ties by rank).
+fn read_run(path: &Path) -> Result<HashMap<String, Vec<String>>> {
+    let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut rows: HashMap<String, Vec<(f64, usize, String)>> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.is_empty() {
+            continue;
+        }
+        let bad = |what: &str| {
+            Error::invalid(
+                path.display().to_string(),
+                format!(
+                    "line {}: {what} (expected `qid Q0 docid rank score tag`)",
+                    i + 1
+                ),
+            )
+        };
+        if cols.len() < 5 {
+            return Err(bad("fewer than 5 columns"));
+        }
+        let rank: usize = cols[3].parse().map_err(|_| bad("rank is not a number"))?;
+        let score: f64 = cols[4].parse().map_err(|_| bad("score is not a number"))?;
+        rows.entry(cols[0].to_string())
+            .or_default()
+            .push((score, rank, cols[2].to_string()));
+    }
+    Ok(rows
+        .into_iter()
+        .map(|(q, mut docs)| {
+            docs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            (q, docs.into_iter().map(|(_, _, d)| d).collect())
+        })
+        .collect())
+}
+
+/// Mean metrics over the judged queries for rankings given per query id.
+fn score_rankings<'a>(
+    mode: EvalMode,
+    judged: &[(String, String, &HashMap<String, f64>)],
+    mut ranked_for: impl FnMut(&str, &str) -> Result<Vec<String>>,
+    progress: &dyn Progress,
+) -> Result<EvalScores> {
+    let mut sums = [0f64; 3];
+    let t = Instant::now();
+    progress.start(&format!("{mode:?}").to_lowercase(), judged.len() as u64);
+    for (id, text, judgments) in judged {
+        let ranked = ranked_for(id, text)?;
+        sums[0] += ndcg(&ranked, judgments, 10);
+        sums[1] += mrr(&ranked, judgments, 10);
+        sums[2] += recall(&ranked, judgments, 100);
+        progress.advance(1);
+    }
+    progress.finish();
+    let n = judged.len().max(1) as f64;
+    Ok(EvalScores {
+        mode,
+        queries: judged.len(),
+        ndcg_at_10: sums[0] / n,
+        mrr_at_10: sums[1] / n,
+        recall_at_100: sums[2] / n,
+        ms_per_query: t.elapsed().as_secs_f64() * 1000.0 / n,
+    })
+}
+
 /// Runs the harness. `work_dir` must be an empty (or missing) folder: the vault is written there.
-/// Vector and hybrid modes need `embedder`.
+/// Vector and hybrid modes need `embedder`. With `run`, a TREC run file computed elsewhere (a
+/// reference baseline) is scored too, as the `run` row, with the same metric code.
 pub fn evaluate(
     files: &EvalFiles<'_>,
     modes: &[EvalMode],
     embedder: Option<&dyn Embedder>,
     fusion: &EvalFusion,
     work_dir: &Path,
+    run: Option<&Path>,
     progress: &dyn Progress,
 ) -> Result<EvalReport> {
+    let run_rankings = run.map(read_run).transpose()?;
+    let modes: Vec<EvalMode> = modes
+        .iter()
+        .copied()
+        .filter(|m| *m != EvalMode::Run)
+        .collect();
     if modes.iter().any(|m| *m != EvalMode::Bm25) && embedder.is_none() {
         return Err(Error::invalid(
             "mode",
@@ -278,15 +357,20 @@ pub fn evaluate(
         })
         .collect();
     let mut scores = Vec::new();
-    for &mode in modes {
-        let mut sums = [0f64; 3];
-        let t = Instant::now();
-        progress.start(&format!("{mode:?}").to_lowercase(), judged.len() as u64);
-        for (_, text, judged) in &judged {
-            let opts = SearchOptions {
-                limit: 100,
-                all_chunks: false,
-            };
+    if let Some(runs) = &run_rankings {
+        scores.push(score_rankings(
+            EvalMode::Run,
+            &judged,
+            |id, _| Ok(runs.get(id).cloned().unwrap_or_default()),
+            progress,
+        )?);
+    }
+    for &mode in &modes {
+        let opts = SearchOptions {
+            limit: 100,
+            all_chunks: false,
+        };
+        let ranked_for = |_: &str, text: &str| -> Result<Vec<String>> {
             let paths: Vec<String> = match mode {
                 EvalMode::Bm25 => vault
                     .search(text, &opts)?
@@ -315,26 +399,14 @@ pub fn evaluate(
                         .map(|h| h.hit.path)
                         .collect()
                 }
+                EvalMode::Run => Vec::new(),
             };
-            let ranked: Vec<String> = paths
+            Ok(paths
                 .into_iter()
                 .filter_map(|p| id_of.get(&p).cloned())
-                .collect();
-            sums[0] += ndcg(&ranked, judged, 10);
-            sums[1] += mrr(&ranked, judged, 10);
-            sums[2] += recall(&ranked, judged, 100);
-            progress.advance(1);
-        }
-        progress.finish();
-        let n = judged.len().max(1) as f64;
-        scores.push(EvalScores {
-            mode,
-            queries: judged.len(),
-            ndcg_at_10: sums[0] / n,
-            mrr_at_10: sums[1] / n,
-            recall_at_100: sums[2] / n,
-            ms_per_query: t.elapsed().as_secs_f64() * 1000.0 / n,
-        });
+                .collect())
+        };
+        scores.push(score_rankings(mode, &judged, ranked_for, progress)?);
     }
     Ok(EvalReport {
         documents: docs.len(),
@@ -343,6 +415,7 @@ pub fn evaluate(
         fusion: *fusion,
         index_seconds,
         embed_seconds,
+        run_file: run.map(|p| p.display().to_string()),
     })
 }
 
@@ -416,6 +489,7 @@ mod tests {
             None,
             &EvalFusion::default(),
             &d.join("vault"),
+            None,
             &crate::vault::NoProgress,
         )
         .unwrap();
@@ -435,9 +509,50 @@ mod tests {
             None,
             &EvalFusion::default(),
             &d.join("vault2"),
+            None,
             &crate::vault::NoProgress,
         )
         .unwrap_err();
         assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+        // A run file is scored by the same code: q1 perfect, q2 finds d2 second; q3 unjudged.
+        fs::write(
+            d.join("ref.run"),
+            "q1 Q0 d1 1 9.5 ref\nq1 Q0 d3 2 1.0 ref\nq2 Q0 d2 2 2.0 ref\nq2 Q0 d3 1 3.0 ref\nq3 Q0 d1 1 1 ref\n",
+        )
+        .unwrap();
+        let r = evaluate(
+            &files,
+            &[EvalMode::Bm25],
+            None,
+            &EvalFusion::default(),
+            &d.join("vault3"),
+            Some(&d.join("ref.run")),
+            &crate::vault::NoProgress,
+        )
+        .unwrap();
+        assert_eq!(r.scores[0].mode, EvalMode::Run);
+        assert!(
+            (r.scores[0].mrr_at_10 - 0.75).abs() < 1e-9,
+            "{:?}",
+            r.scores
+        );
+        let q2 = 1.0 / 3f64.log2();
+        assert!(((r.scores[0].ndcg_at_10 - (1.0 + q2) / 2.0).abs()) < 1e-9);
+        assert_eq!(r.scores[1].mode, EvalMode::Bm25);
+        fs::write(d.join("bad.run"), "q1 Q0 d1 first 1 ref\n").unwrap();
+        let e = evaluate(
+            &files,
+            &[EvalMode::Bm25],
+            None,
+            &EvalFusion::default(),
+            &d.join("vault4"),
+            Some(&d.join("bad.run")),
+            &crate::vault::NoProgress,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("line 1: rank is not a number"),
+            "{e}"
+        );
     }
 }
