@@ -992,7 +992,7 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
-            "health" => match self.vault.health(caller) {
+            "health" => match self.vault.health_as_agent(caller) {
                 Ok(mut h) => {
                     // No absolute path reaches an agent: not the vault's, not the caller's.
                     h.vault = std::path::PathBuf::from("<vault>");
@@ -2521,6 +2521,39 @@ mod tests {
         assert!(
             m["error"]["message"].as_str().unwrap().contains("`uri`"),
             "{m}"
+        );
+    }
+
+    #[test]
+    fn health_names_only_memories_the_caller_may_recall() {
+        let (d, s, rx) = server_with(3000, crate::VaultOptions::default(), |root| {
+            std::fs::create_dir_all(root.join("memories/2026/01")).unwrap();
+            std::fs::write(
+                root.join("memories/2026/01/zephyr-acquisition-lesson.md"),
+                "---\nsource: mcp-capture\nscope: project\nprojects: [zephyrcorp]\nconfidence: verified\npromoted: \"brain/Nowhere.md#^gone\"\n---\n# Zephyr acquisition lesson\n\nA lesson body long enough to be a memory of its own.\n",
+            )
+            .unwrap();
+        });
+        // The owner's view names the file and its project.
+        let owner = s
+            .vault
+            .health(&Caller::named("zephyrcorp").unwrap())
+            .unwrap();
+        let owner_text = format!("{:?}{:?}", owner.warnings, owner.notes);
+        assert!(
+            owner_text.contains("zephyr-acquisition-lesson"),
+            "{owner_text}"
+        );
+        identify_as(&d, &s, &rx, "atlas");
+        let m = tool(&s, &rx, "health", json!({}));
+        let all = m.to_string();
+        assert!(
+            !all.contains("zephyr"),
+            "health names another project's memory: {all}"
+        );
+        assert!(
+            all.contains("1 memory file(s) this caller cannot recall"),
+            "{all}"
         );
     }
 }

@@ -940,6 +940,16 @@ impl Vault {
     /// What an agent session sees of this vault: caller, memory root, store, exposed roots,
     /// index, with warnings for anything that degrades retrieval.
     pub fn health(&self, caller: &Caller) -> Result<Health> {
+        self.health_inner(caller, false)
+    }
+
+    /// [`Vault::health`] as served to an agent: warnings and notes name only memories the
+    /// caller may recall (and the projects those reach); the rest are counted, never named.
+    pub fn health_as_agent(&self, caller: &Caller) -> Result<Health> {
+        self.health_inner(caller, true)
+    }
+
+    fn health_inner(&self, caller: &Caller, agent_view: bool) -> Result<Health> {
         let ctx = self.agent();
         let (entries, parsed) = ctx.store.all();
         let agent: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
@@ -989,7 +999,18 @@ impl Vault {
                 .iter()
                 .filter_map(|m| Some((m.path.as_str(), m.promoted.as_deref()?))),
         );
+        // Agents see memory files (whose names are their titles) only when they may recall them.
+        let nameable: HashSet<&str> = agent
+            .iter()
+            .filter(|m| !agent_view || m.visible_to(caller))
+            .map(|m| m.path.as_str())
+            .collect();
+        let mut unnamed = 0usize;
         for (rel, p) in &pa.broken {
+            if !nameable.contains(rel.as_str()) {
+                unnamed += 1;
+                continue;
+            }
             let why = match p {
                 Promotion::StaleAnchor { note, anchor, .. } => {
                     format!("anchor {anchor} no longer resolves in {note}")
@@ -1003,7 +1024,16 @@ impl Vault {
             ));
         }
         for rel in &pa.unparsed {
+            if !nameable.contains(rel.as_str()) {
+                unnamed += 1;
+                continue;
+            }
             warnings.push(format!("{rel} has a promoted: marker that cannot be read."));
+        }
+        if unnamed > 0 {
+            warnings.push(format!(
+                "{unnamed} memory file(s) this caller cannot recall have a broken or unreadable promoted: marker; run `mindex health` in the vault to see them."
+            ));
         }
         if !pa.named_only.is_empty() {
             notes.push(format!(
@@ -1018,7 +1048,7 @@ impl Vault {
             known.insert(p.to_lowercase());
         }
         let mut orphan_projects: HashMap<String, usize> = HashMap::new();
-        for m in &agent {
+        for m in agent.iter().filter(|m| nameable.contains(m.path.as_str())) {
             for p in &m.projects {
                 if !known.contains(&p.to_lowercase()) {
                     *orphan_projects.entry(p.clone()).or_default() += 1;
