@@ -427,24 +427,15 @@ fn text_arg(s: &str) -> anyhow::Result<String> {
 
 /// Runs the MCP server on stdin/stdout until stdin ends, then waits for requests in flight.
 fn serve_mcp(vault: Vault, opts: mindex::McpOptions) -> anyhow::Result<()> {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let out = std::sync::Mutex::new(std::io::stdout());
     let server = mindex::McpServer::new(vault, opts, move |line: &str| {
         let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
         // A closed stdout means the client is gone; nothing useful remains to do with the error.
         let _ = writeln!(o, "{line}").and_then(|()| o.flush());
     });
-    let mut pending = Vec::new();
-    for line in std::io::stdin().lock().lines() {
-        let Ok(line) = line else { break };
-        if let Some(h) = server.handle_line(&line) {
-            pending.push(h);
-        }
-        pending.retain(|h| !h.is_finished());
-    }
-    for h in pending {
-        let _ = h.join();
-    }
+    // Lines are read with the engine's cap (MAX_MESSAGE_BYTES), never buffered whole.
+    server.serve(std::io::stdin().lock());
     Ok(())
 }
 

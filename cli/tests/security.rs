@@ -9,7 +9,6 @@
 #![cfg(unix)]
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -282,11 +281,171 @@ fn mcp_tools_and_resources_never_serve_what_the_policy_withholds() {
     c.send(json!("not an object"));
     let m = c.recv();
     assert!(m.get("error").is_some());
-    writeln!(c.stdin, "{{ not json").unwrap();
-    c.stdin.flush().unwrap();
+    c.send_raw(b"{ not json\n");
     let m = c.recv();
     assert_eq!(m["error"]["code"], -32700);
     let m = c.request("tools/call", json!({"name": "status", "arguments": {}}));
     assert!(m.get("result").is_some());
     eprintln!("{}", table.join("\n"));
+}
+
+/// Issue 13: 30,000 tool calls at once while the identity is pending once killed the server
+/// ("failed to spawn thread"). Now a fixed pool answers what fits in its queue, refuses the rest
+/// with -32000 "server busy", and the process lives on and exits cleanly.
+#[test]
+fn mcp_a_burst_of_calls_is_answered_or_refused_busy_and_the_server_survives() {
+    let f = fixture();
+    let mut c = Client::start_unidentified(&f.vault, &[]);
+    let roots = c.recv();
+    assert_eq!(roots["method"], "roots/list");
+    let n = 30_000;
+    let lines: Vec<String> = (1..=n)
+        .map(|i| {
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                   "params": {"name": "health", "arguments": {}}})
+            .to_string()
+        })
+        .collect();
+    let t = std::time::Instant::now();
+    let answers = c.burst(&lines, n);
+    let elapsed = t.elapsed();
+    assert_eq!(answers.len(), n, "every call answered");
+    let busy = answers
+        .iter()
+        .filter(|m| m["error"]["code"] == json!(-32000))
+        .count();
+    let served = answers.iter().filter(|m| m.get("result").is_some()).count();
+    assert_eq!(busy + served, n, "only results and busy errors");
+    assert!(busy > 0 && served > 0, "busy {busy}, served {served}");
+    let m = answers.iter().find(|m| m.get("error").is_some()).unwrap();
+    assert!(
+        m["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("server busy: 256 requests queued, retry"),
+        "{m}"
+    );
+    // Still serving, at once.
+    let m = c.request("ping", json!({}));
+    assert!(m.get("result").is_some(), "{m}");
+    eprintln!("{n} calls in {elapsed:?}: {served} served, {busy} refused busy");
+    assert!(c.close().success(), "the server exits cleanly");
+}
+
+/// Issue 13: a 100 MB line once peaked at 13 GB. Lines over the 4 MiB message limit are
+/// skipped unbuffered and answered -32600; over-long queries are refused naming the argument.
+#[test]
+fn mcp_oversized_messages_and_queries_are_refused_clearly() {
+    let f = fixture();
+    let mut c = Client::start(&f.vault, &f.repo);
+    let mut line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":""#.to_vec();
+    line.extend(std::iter::repeat_n(b'a', 20 * 1024 * 1024));
+    line.extend(b"\"}}}\n");
+    c.send_raw(&line);
+    // Skip notifications (the identity announcement).
+    let m = loop {
+        let m = c.recv();
+        if m.get("method").is_none() {
+            break m;
+        }
+    };
+    assert_eq!(m["error"]["code"], -32600, "{m}");
+    let msg = m["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("4194304-byte") && msg.contains("skipped"),
+        "{msg}"
+    );
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "a".repeat(100_000)}}),
+    );
+    assert_eq!(m["error"]["code"], -32602, "{m}");
+    assert!(
+        m["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`query` is 100000 characters, over the 2000-character limit"),
+        "{m}"
+    );
+    let m = c.request("ping", json!({}));
+    assert!(m.get("result").is_some(), "{m}");
+    assert!(c.close().success());
+}
+
+/// Issue 13: `status` named private notes, unexposed folders, memory files and symlink targets
+/// outside the vault, with absolute paths; `health` carried the vault's path.
+#[test]
+fn mcp_status_and_health_name_nothing_hidden_and_no_absolute_path() {
+    let f = fixture();
+    fs::write(f.vault.join("thinking/Unexposed Layoffs.md"), "# L\n").unwrap();
+    fs::write(
+        f.vault.join("reference/Private Plans.md"),
+        "---\nprivate: true\n---\n# changed\n",
+    )
+    .unwrap();
+    let mut c = Client::start(&f.vault, &f.repo);
+    let remembered = c.call(
+        "remember",
+        json!({"title": "Beacon codename zephyr rollout lesson", "scope": "project",
+               "projects": ["atlas"], "confidence": "verified", "verification": "tested",
+               "body": "The zephyr rollout needs the feature flag flipped before the migration runs."}),
+    );
+    assert!(
+        remembered.1["path"]
+            .as_str()
+            .is_some_and(|p| p.contains("zephyr")),
+        "{}",
+        remembered.0
+    );
+    for tool in ["status", "health"] {
+        let m = c.request("tools/call", json!({"name": tool, "arguments": {}}));
+        let all = m.to_string();
+        for hidden in [
+            "Private Plans",
+            "Unexposed Layoffs",
+            "zephyr",
+            "/outside",
+            "secret.md",
+            "link.md",
+            "outdir",
+        ] {
+            assert!(!all.contains(hidden), "{tool} names {hidden}: {all}");
+        }
+        let parent = f.vault.parent().unwrap().to_string_lossy().to_string();
+        assert!(
+            !all.contains(&parent),
+            "{tool} holds an absolute path: {all}"
+        );
+    }
+    let m = c.request("tools/call", json!({"name": "status", "arguments": {}}));
+    assert!(
+        m["result"]["structuredContent"]["not_shown"]
+            .as_u64()
+            .unwrap()
+            >= 3,
+        "{m}"
+    );
+}
+
+/// Issue 13: after roots/list_changed, an unanswered roots/list let calls run under the old
+/// identity after the wait. Now they are refused: identity unknown.
+#[test]
+fn mcp_an_unanswered_refresh_refuses_calls_instead_of_the_old_identity() {
+    let f = fixture();
+    let mut c = Client::start(&f.vault, &f.repo);
+    let (_, h, _) = c.call("health", json!({}));
+    assert_eq!(h["caller"]["project"], "atlas");
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    assert_eq!(c.recv()["method"], "roots/list");
+    for tool in ["recall", "health"] {
+        let m = c.request("tools/call", json!({"name": tool, "arguments": {}}));
+        assert_eq!(m["error"]["code"], -32001, "{tool}: {m}");
+        assert!(
+            m["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("identity unknown"),
+            "{m}"
+        );
+    }
 }

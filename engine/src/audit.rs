@@ -1,8 +1,12 @@
-//! The audit log: one JSON line per agent-facing read or write, rotated at 5 MiB.
+//! The audit log: one JSON line per agent-facing read or write, rotated at 5 MiB into
+//! [`AUDIT_GENERATIONS`] older generations.
 //!
 //! Each line holds the caller's detail fields first and then `action`, `caller` and `at`, so a
-//! detail can never forge who did what or when. Logging never fails the operation it records:
-//! every error is swallowed, and nothing is created on disk before the first append.
+//! detail can never forge who did what or when. Every logged string is capped at
+//! [`AUDIT_FIELD_CHARS`] characters (and every list at [`AUDIT_LIST_ITEMS`] items), with a marker
+//! naming the original length, so one request cannot write a huge line and flush the history.
+//! Logging never fails the operation it records: every error is swallowed, and nothing is created
+//! on disk before the first append.
 
 #![allow(
     dead_code,
@@ -16,13 +20,21 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-/// Size at which the live log is renamed to `<name>.1` before the next append (5 MiB).
+/// Size at which the live log is rotated to `<name>.1` before the next append (5 MiB).
 pub const AUDIT_ROTATE_BYTES: u64 = 5 * 1024 * 1024;
+/// Rotated generations kept (`<name>.1` newest … `<name>.8` oldest): with capped fields, flushing
+/// the history takes 40 MiB of log lines, tens of thousands of requests.
+pub const AUDIT_GENERATIONS: usize = 8;
+/// Characters kept of any logged string (a query, a URI, a pattern); longer strings are cut and
+/// end with a marker naming their original length.
+pub const AUDIT_FIELD_CHARS: usize = 512;
+/// Items kept of any logged list; a marker item says how many more there were.
+pub const AUDIT_LIST_ITEMS: usize = 32;
 
 /// Keys the log writes itself; a detail with one of these names is dropped.
 const RESERVED: [&str; 3] = ["action", "caller", "at"];
 
-/// An append-only JSON-lines audit log with one rotated generation.
+/// An append-only JSON-lines audit log with [`AUDIT_GENERATIONS`] rotated generations.
 #[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,
@@ -50,16 +62,21 @@ impl AuditLog {
         &self.path
     }
 
-    /// The rotated generation (`<name>.1`).
+    /// The newest rotated generation (`<name>.1`).
     pub fn rotated_path(&self) -> PathBuf {
+        self.generation_path(1)
+    }
+
+    /// Rotated generation `n` (`<name>.<n>`, 1 the newest, [`AUDIT_GENERATIONS`] the oldest).
+    pub fn generation_path(&self, n: usize) -> PathBuf {
         let mut name = self.path.as_os_str().to_os_string();
-        name.push(".1");
+        name.push(format!(".{n}"));
         PathBuf::from(name)
     }
 
     /// Appends one line: the fields of `details` (an object; any other value is recorded under
     /// `"detail"`, and `null` adds nothing), then `action`, `caller` (`"unknown"` when `None`)
-    /// and `at` (ISO-8601 UTC).
+    /// and `at` (ISO-8601 UTC). Strings and lists are capped (see [`cap_value`]).
     ///
     /// The line goes out in one `write_all` on a file opened for appending, so lines from
     /// concurrent processes do not interleave. The parent folder is created when missing. Any
@@ -74,7 +91,11 @@ impl AuditLog {
             && meta.is_file()
             && meta.len() >= self.rotate_bytes
         {
-            // Another process may have rotated first; the append below still lands.
+            // Shift every generation one up (the oldest falls off), then the live log becomes
+            // `.1`. Another process may have rotated first; the append below still lands.
+            for n in (1..AUDIT_GENERATIONS).rev() {
+                let _ = fs::rename(self.generation_path(n), self.generation_path(n + 1));
+            }
             let _ = fs::rename(&self.path, self.rotated_path());
         }
         let open = || {
@@ -112,22 +133,70 @@ fn render_line(action: &str, caller: Option<&str>, details: Value, at: &str) -> 
         if RESERVED.contains(&key.as_str()) {
             continue;
         }
-        let Ok(value) = serde_json::to_string(&value) else {
+        let Ok(value) = serde_json::to_string(&cap_value(value)) else {
             continue;
         };
-        out.push_str(&quote(&key));
+        out.push_str(&quote(&cap_str(&key)));
         out.push(':');
         out.push_str(&value);
         out.push(',');
     }
-    let caller = caller.unwrap_or("unknown");
+    let caller = cap_str(caller.unwrap_or("unknown"));
     out.push_str(&format!(
         "\"action\":{},\"caller\":{},\"at\":{}}}\n",
-        quote(action),
-        quote(caller),
+        quote(&cap_str(action)),
+        quote(&caller),
         quote(at)
     ));
     out
+}
+
+/// `s` cut to [`AUDIT_FIELD_CHARS`] characters; a cut string ends with
+/// `…[truncated: N chars]`, N being its original length in characters.
+pub fn cap_str(s: &str) -> String {
+    match s.char_indices().nth(AUDIT_FIELD_CHARS) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…[truncated: {} chars]", &s[..cut], s.chars().count()),
+    }
+}
+
+/// A value with every string capped by [`cap_str`] (object keys too) and every list cut to
+/// [`AUDIT_LIST_ITEMS`] items plus a `"…[N more items]"` marker, at any depth.
+pub fn cap_value(v: Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(cap_str(&s)),
+        Value::Array(items) => {
+            let n = items.len();
+            let mut out: Vec<Value> = items
+                .into_iter()
+                .take(AUDIT_LIST_ITEMS)
+                .map(cap_value)
+                .collect();
+            if n > AUDIT_LIST_ITEMS {
+                out.push(Value::String(format!(
+                    "…[{} more items]",
+                    n - AUDIT_LIST_ITEMS
+                )));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let n = map.len();
+            let mut out: serde_json::Map<String, Value> = map
+                .into_iter()
+                .take(AUDIT_LIST_ITEMS)
+                .map(|(k, v)| (cap_str(&k), cap_value(v)))
+                .collect();
+            if n > AUDIT_LIST_ITEMS {
+                out.insert(
+                    "…".to_string(),
+                    Value::String(format!("[{} more keys]", n - AUDIT_LIST_ITEMS)),
+                );
+            }
+            Value::Object(out)
+        }
+        other => other,
+    }
 }
 
 /// The current time as ISO-8601 UTC with milliseconds, e.g. `2026-07-26T12:02:11.000Z`.
@@ -376,26 +445,93 @@ mod tests {
     }
 
     #[test]
-    fn rotation_keeps_one_generation_and_the_newest_entry() {
+    fn rotation_keeps_eight_generations_in_order_and_the_newest_entry() {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::with_rotate_bytes(dir.path().join("audit.jsonl"), 400);
-        for i in 0..40 {
+        for i in 0..200 {
             log.append("search", Some("p"), json!({"i": i, "pad": "x".repeat(40)}));
             let live = fs::metadata(log.path()).unwrap().len();
             // At most one line past the cap.
             assert!(live < 400 + 200, "live log grew to {live}");
         }
-        assert!(log.rotated_path().is_file());
         let live = lines(log.path());
-        assert_eq!(live.last().unwrap()["i"], 39);
-        let rotated = lines(&log.rotated_path());
-        // The rotated generation ends right before the live one starts.
-        assert_eq!(
-            rotated.last().unwrap()["i"].as_i64().unwrap() + 1,
-            live[0]["i"].as_i64().unwrap()
-        );
-        assert!(!dir.path().join("audit.jsonl.2").exists());
+        assert_eq!(live.last().unwrap()["i"], 199);
+        // Generations .1 (newest) to .8 (oldest), each ending right before the next newer starts.
+        let mut newer_first = live[0]["i"].as_i64().unwrap();
+        for n in 1..=AUDIT_GENERATIONS {
+            let g = lines(&log.generation_path(n));
+            assert!(!g.is_empty(), "generation {n}");
+            assert_eq!(
+                g.last().unwrap()["i"].as_i64().unwrap() + 1,
+                newer_first,
+                "generation {n}"
+            );
+            newer_first = g[0]["i"].as_i64().unwrap();
+        }
+        assert!(!log.generation_path(AUDIT_GENERATIONS + 1).exists());
         assert!(!dir.path().join("audit.jsonl.1.1").exists());
+    }
+
+    #[test]
+    fn huge_fields_are_capped_and_cannot_flush_the_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = AuditLog::new(dir.path().join("audit.jsonl"));
+        log.append("search", Some("p"), json!({"query": "first entry"}));
+        // Two reads with a 6 MB URI once erased every earlier entry.
+        let uri = format!("vault://note/{}", "a".repeat(6_000_000));
+        for _ in 0..2 {
+            log.append("resource_denied", Some("p"), json!({"uri": uri}));
+        }
+        let got = lines(log.path());
+        assert_eq!(got.len(), 3, "no rotation: the lines are small");
+        assert_eq!(got[0]["query"], "first entry");
+        let logged = got[1]["uri"].as_str().unwrap();
+        assert!(
+            logged.ends_with(&format!("…[truncated: {} chars]", uri.len())),
+            "{}",
+            &logged[logged.len() - 40..]
+        );
+        assert_eq!(
+            logged.chars().count(),
+            AUDIT_FIELD_CHARS + "…[truncated: 6000013 chars]".chars().count()
+        );
+        assert!(fs::metadata(log.path()).unwrap().len() < 4_000);
+        // Nested strings, keys, long lists and the caller are capped too.
+        let long = "q".repeat(2_000);
+        let mut details = json!({"nested": {"deep": [long.clone()]},
+                                 "list": (0..100).collect::<Vec<_>>()});
+        details[long.as_str()] = json!(1);
+        log.append(&long, Some(&long), details);
+        let last = lines(log.path()).pop().unwrap();
+        let text = last.to_string();
+        assert!(text.len() < 4 * 1024, "{} bytes", text.len());
+        assert!(
+            last["nested"]["deep"][0]
+                .as_str()
+                .unwrap()
+                .contains("[truncated: 2000 chars]")
+        );
+        assert!(
+            last["caller"]
+                .as_str()
+                .unwrap()
+                .contains("[truncated: 2000 chars]")
+        );
+        assert!(
+            last["action"]
+                .as_str()
+                .unwrap()
+                .contains("[truncated: 2000 chars]")
+        );
+        let list = last["list"].as_array().unwrap();
+        assert_eq!(list.len(), AUDIT_LIST_ITEMS + 1);
+        assert_eq!(list[AUDIT_LIST_ITEMS], "…[68 more items]");
+        // Short values are untouched.
+        assert_eq!(cap_str("deploy"), "deploy");
+        assert_eq!(
+            cap_str(&"é".repeat(AUDIT_FIELD_CHARS)),
+            "é".repeat(AUDIT_FIELD_CHARS)
+        );
     }
 
     #[test]

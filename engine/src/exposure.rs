@@ -17,6 +17,9 @@
     reason = "wired into the vault by the memory work alongside"
 )]
 
+mod open;
+pub use open::{OpenedNote, open_visible};
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::{self, File};

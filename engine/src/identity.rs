@@ -100,10 +100,15 @@ impl Caller {
         Caller::from_dir(&repo, &vault)
     }
 
-    /// The identity from an MCP client's roots: the first root decides the project; the caller
-    /// is the vault when any root is the vault.
+    /// The identity from an MCP client's roots: only `file://` roots identify (any other scheme,
+    /// or a bare path, is ignored); the first of them decides the project; the caller is the
+    /// vault when any of them is the vault.
     pub fn from_roots(uris: &[String], vault_root: &Path) -> Caller {
-        let paths: Vec<PathBuf> = uris.iter().filter_map(|u| uri_to_path(u)).collect();
+        let paths: Vec<PathBuf> = uris
+            .iter()
+            .filter(|u| is_file_uri(u))
+            .filter_map(|u| uri_to_path(u))
+            .collect();
         let Some(first) = paths.first() else {
             return Caller::anonymous();
         };
@@ -141,10 +146,11 @@ fn project_of_dir(dir: &Path) -> (Option<String>, CallerSource) {
             }
         }
     }
+    // A folder name is held to the `--caller` rules; one that fails them names nobody.
     let name = dir
         .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .filter(|n| !n.is_empty());
+        .map(|n| n.to_string_lossy().trim().to_lowercase())
+        .filter(|n| is_project_name(n));
     match name {
         Some(n) => (Some(n), CallerSource::Folder),
         None => (None, CallerSource::None),
@@ -192,6 +198,13 @@ pub(crate) fn percent_decode(s: &str) -> String {
 
 fn hex(c: u8) -> Option<u8> {
     (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Whether `uri` starts with the `file://` scheme (case-insensitive).
+fn is_file_uri(uri: &str) -> bool {
+    uri.trim()
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("file://"))
 }
 
 /// Converts a `file://` URI (or a bare path) to a path: `file:///C:/x` and `file://C:/x` both
@@ -305,6 +318,53 @@ mod tests {
         let c = Caller::from_cwd(&nested, &vault);
         assert!(!c.is_vault);
         assert_eq!(c.project.as_deref(), Some("repo"));
+    }
+
+    #[test]
+    fn only_file_roots_with_valid_names_identify() {
+        let d = tempfile::tempdir().unwrap();
+        let vault = d.path().join("vault");
+        fs::create_dir_all(&vault).unwrap();
+        let repo = d.path().join("atlas");
+        fs::create_dir_all(&repo).unwrap();
+        let file = format!("file://{}", repo.display());
+        // Other schemes and bare paths never identify, wherever they stand in the list.
+        for other in [
+            "https://example.com/atlas",
+            "vault://note/atlas",
+            "ssh://host/srv/atlas",
+            repo.to_str().unwrap(),
+        ] {
+            let c = Caller::from_roots(&[other.to_string()], &vault);
+            assert_eq!(c.project, None, "{other}");
+            assert_eq!(c.source, CallerSource::None, "{other}");
+            let c = Caller::from_roots(&[other.to_string(), file.clone()], &vault);
+            assert_eq!(c.project.as_deref(), Some("atlas"), "{other} then file");
+        }
+        let upper = format!("FILE://{}", repo.display());
+        assert_eq!(
+            Caller::from_roots(&[upper], &vault).project.as_deref(),
+            Some("atlas"),
+            "the scheme is case-insensitive"
+        );
+        // A folder name outside the `--caller` characters makes the caller anonymous.
+        for bad in ["my repo", "répo", "a;b", "x\ty", "$(id)", "a\nb"] {
+            let dir = d.path().join(bad);
+            fs::create_dir_all(&dir).unwrap();
+            let c = Caller::from_roots(&[format!("file://{}", dir.display())], &vault);
+            assert_eq!(c.project, None, "{bad:?}");
+            assert_eq!(c.source, CallerSource::None, "{bad:?}");
+            assert_eq!(Caller::from_dir(&dir, &vault).project, None, "{bad:?}");
+            assert!(Caller::named(bad).is_err(), "{bad:?}");
+        }
+        // A declared name still wins over a bad folder name.
+        let dir = d.path().join("bad name");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(".mindex-project"), "beacon\n").unwrap();
+        assert_eq!(
+            Caller::from_dir(&dir, &vault).project.as_deref(),
+            Some("beacon")
+        );
     }
 
     #[test]

@@ -61,7 +61,10 @@ pub use identity::{Caller, CallerSource};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use manifest::Manifest;
-pub use mcp::{IDENTITY_TIMEOUT, INSTRUCTIONS, McpOptions, McpServer, PROTOCOL_VERSIONS, note_uri};
+pub use mcp::{
+    BUSY, IDENTITY_TIMEOUT, IDENTITY_UNKNOWN, INSTRUCTIONS, MAX_MESSAGE_BYTES, MAX_QUERY_CHARS,
+    MAX_READ_BYTES, McpOptions, McpServer, PROTOCOL_VERSIONS, Ticket, note_uri,
+};
 pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
 pub use memory::{

@@ -1,21 +1,34 @@
 //! The MCP server: newline-delimited JSON-RPC 2.0 over any line transport (the CLI runs it on
-//! stdio as `mindex mcp`).
+//! stdio as `mindex mcp`, through [`McpServer::serve`]).
 //!
-//! - Requests are handled concurrently, each on its own thread; responses may come back in any
+//! - Requests run on a fixed pool of [`MCP_WORKERS`] threads behind a queue of [`MCP_QUEUE`];
+//!   `reason` calls have their own lane ([`REASON_WORKERS`] thread, [`REASON_QUEUE`] waiting) so a
+//!   slow one never starves the rest. A request that finds its queue full is answered at once
+//!   with [`BUSY`] ("server busy: N requests queued, retry"). Responses may come back in any
 //!   order, matched by id.
+//! - Limits a real agent never reaches: a message is at most [`MAX_MESSAGE_BYTES`] (a longer
+//!   line is skipped and answered -32600), a query [`MAX_QUERY_CHARS`], a path, name, URI or
+//!   pattern [`MAX_PATH_CHARS`], a result limit [`MAX_LIMIT`]; a read serves at most
+//!   [`MAX_READ_BYTES`] of a note (then a truncation marker) and `multi_get` at most
+//!   [`MAX_MULTI_GET_BYTES`] in all.
 //! - Identity: after `notifications/initialized` the server asks the client for `roots/list`;
-//!   the first root names the caller's project. Tool calls and resource reads wait for the
-//!   answer (at most [`McpOptions::identity_timeout`], then they proceed under the last known
-//!   identity, anonymous when none), and after `notifications/roots/list_changed` they wait for
-//!   the new roots: nothing is ever answered under a stale identity while a refresh is pending.
-//! - Everything agents read goes through the exposure policy and is written to the audit log.
-//! - Malformed JSON (-32700), non-object messages (-32600), unknown methods (-32601) and bad
-//!   arguments (-32602) get JSON-RPC errors; messages are sanitised of local paths; the server
-//!   keeps serving.
+//!   the first `file://` root names the caller's project. Tool calls and resource reads wait for
+//!   the answer (at most [`McpOptions::identity_timeout`] after the request went out, then they
+//!   proceed anonymously), and after `notifications/roots/list_changed` they wait for the new
+//!   roots: when that refresh is not answered in time they are refused with [`IDENTITY_UNKNOWN`],
+//!   never run under the previous identity.
+//! - Everything agents read goes through the exposure policy, notes are read once from one open
+//!   file ([`crate::exposure::open_visible`]), and every tool, read and listing is written to the
+//!   audit log under the real caller.
+//! - Malformed JSON (-32700), non-object or oversized messages (-32600), unknown methods
+//!   (-32601) and bad arguments (-32602) get JSON-RPC errors; messages are stripped of absolute
+//!   paths; the server keeps serving.
+
+mod pool;
 
 use std::fs;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::thread::JoinHandle;
+use std::io::BufRead;
+use std::sync::{Arc, Condvar, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -29,6 +42,9 @@ use crate::memory::text::{FmValue, parse_frontmatter, sanitize};
 use crate::query::{SubQuery, SubQueryKind};
 use crate::vault::{RecallOptions, Vault, WorkInput};
 
+pub use pool::Ticket;
+use pool::{Lane, Refused};
+
 /// Protocol versions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// Default wait for the client's roots before a call proceeds without them.
@@ -37,6 +53,44 @@ pub const IDENTITY_TIMEOUT: Duration = Duration::from_secs(2);
 const SERVER_ID_BASE: i64 = 10_000;
 /// Cap on the text of a search result.
 const SEARCH_TEXT_CAP: usize = 6000;
+
+/// Worker threads serving requests (all but `reason`). Most requests take milliseconds; the
+/// pool bounds threads, not throughput.
+pub const MCP_WORKERS: usize = 4;
+/// Requests that may wait for a worker. One more is refused with [`BUSY`]: a burst costs a
+/// bounded queue, never a thread per request.
+pub const MCP_QUEUE: usize = 256;
+/// Worker threads of the `reason` lane: a `reason` call runs an agent session for minutes.
+pub const REASON_WORKERS: usize = 1;
+/// `reason` calls that may wait for the reason lane.
+pub const REASON_QUEUE: usize = 2;
+/// JSON-RPC error code of a request refused because its queue is full ("server busy: N
+/// requests queued, retry").
+pub const BUSY: i64 = -32000;
+/// JSON-RPC error code of a call refused because the client announced new roots and did not
+/// answer `roots/list` in time: the caller's identity is unknown.
+pub const IDENTITY_UNKNOWN: i64 = -32001;
+/// Largest JSON-RPC message (one line) the server reads: 4 MiB. A longer line is not buffered;
+/// it is skipped to its newline and answered with -32600 naming this limit.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+/// Longest `query` (search, query, recall, each typed sub-query) in characters.
+pub const MAX_QUERY_CHARS: usize = 2_000;
+/// Longest `reason` question in characters.
+pub const MAX_QUESTION_CHARS: usize = 8_000;
+/// Longest path, note name, URI or `multi_get` pattern in characters.
+pub const MAX_PATH_CHARS: usize = 4_096;
+/// Largest `limit` of search, query and recall: a larger one is served as this.
+pub const MAX_LIMIT: usize = 200;
+/// Most bytes of one note a read (`resources/read`, `get`, each note of `multi_get`) serves: 1
+/// MiB. A longer note is served up to it, with [`TRUNCATED_MARKER`] and the note's size.
+pub const MAX_READ_BYTES: usize = 1024 * 1024;
+/// Most bytes of note text one `multi_get` serves in all: 2 MiB. Notes past it are listed as
+/// skipped.
+pub const MAX_MULTI_GET_BYTES: usize = 2 * 1024 * 1024;
+/// Most notes one `multi_get` lists (read or skipped); more matches are counted, not listed.
+pub const MAX_MULTI_GET_NOTES: usize = 200;
+/// Starts the line appended to a note served only in part.
+pub const TRUNCATED_MARKER: &str = "[mindex: truncated";
 
 /// What reaches the calling session once per connection: the vault's prohibitions (the form
 /// that measurably holds) and how to use the tools.
@@ -80,6 +134,10 @@ struct Session {
     roots: Vec<String>,
     /// The id of the latest roots/list request sent.
     roots_request: Option<i64>,
+    /// When the latest roots/list request went out (calls wait until this plus the timeout).
+    roots_sent: Option<Instant>,
+    /// When the first call started waiting without any roots/list request sent.
+    first_wait: Option<Instant>,
     next_id: i64,
     identified: bool,
     /// A roots/list_changed arrived and its answer is pending.
@@ -89,8 +147,9 @@ struct Session {
 
 type Sink = Box<dyn Fn(&str) + Send + Sync>;
 
-/// One MCP session over a vault. Feed it input lines with [`McpServer::handle_line`]; it
-/// writes each outgoing message (one JSON object, no newline) to the sink.
+/// One MCP session over a vault. Feed it input lines with [`McpServer::handle_line`] (or a whole
+/// transport with [`McpServer::serve`]); it writes each outgoing message (one JSON object, no
+/// newline) to the sink.
 pub struct McpServer {
     vault: Vault,
     opts: McpOptions,
@@ -98,6 +157,17 @@ pub struct McpServer {
     session: Mutex<Session>,
     changed: Condvar,
     model: OnceLock<Option<Arc<BertEmbedder>>>,
+    /// Every request but `reason`.
+    general: Arc<Lane>,
+    /// `reason` calls.
+    reasoning: Arc<Lane>,
+}
+
+impl Drop for McpServer {
+    fn drop(&mut self) {
+        self.general.shutdown();
+        self.reasoning.shutdown();
+    }
 }
 
 impl std::fmt::Debug for McpServer {
@@ -138,19 +208,158 @@ fn arg_str<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
     args.get(k).and_then(Value::as_str)
 }
 
+/// A count argument, at most [`MAX_LIMIT`].
 fn arg_usize(args: &Value, k: &str, default: usize) -> Result<usize, RpcError> {
     match args.get(k) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_f64()
             .filter(|x| x.is_finite())
-            .map(|x| x.max(0.0) as usize)
+            .map(|x| (x.max(0.0) as usize).min(MAX_LIMIT))
             .ok_or_else(|| invalid_params(format!("`{k}` must be a number"))),
     }
 }
 
+/// At most 200 characters of an input echoed in an error, with `…` when cut.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+/// Refuses a string argument longer than `max` characters, naming the argument and the limit.
+fn check_len(name: &str, value: &str, max: usize) -> Result<(), RpcError> {
+    // Bytes bound characters from above: only a long string needs counting.
+    if value.len() > max {
+        let n = value.chars().count();
+        if n > max {
+            return Err(invalid_params(format!(
+                "`{name}` is {n} characters, over the {max}-character limit"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The length limits of a tool's string arguments ([`MAX_QUERY_CHARS`], [`MAX_PATH_CHARS`],
+/// [`MAX_QUESTION_CHARS`]).
+fn check_lengths(tool: &str, args: &Value) -> Result<(), RpcError> {
+    let limited: &[(&str, usize)] = match tool {
+        "search" | "query" | "recall" => &[("query", MAX_QUERY_CHARS)],
+        "reason" => &[("question", MAX_QUESTION_CHARS)],
+        "get" => &[("path", MAX_PATH_CHARS)],
+        "multi_get" => &[("pattern", MAX_PATH_CHARS)],
+        "expand" => &[("note", MAX_PATH_CHARS)],
+        _ => &[],
+    };
+    for (k, max) in limited {
+        if let Some(v) = arg_str(args, k) {
+            check_len(k, v, *max)?;
+        }
+    }
+    if tool == "query"
+        && let Some(items) = args.get("searches").and_then(Value::as_array)
+    {
+        for (i, it) in items.iter().enumerate() {
+            if let Some(q) = it.get("query").and_then(Value::as_str) {
+                check_len(&format!("searches[{i}].query"), q, MAX_QUERY_CHARS)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn req_str<'a>(args: &'a Value, k: &str) -> Result<&'a str, RpcError> {
     arg_str(args, k).ok_or_else(|| invalid_params(format!("`{k}` is required (a string)")))
+}
+
+/// What [`read_line_capped`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// A whole line (without its newline) is in the buffer.
+    Full,
+    /// The line was longer than the cap: this many bytes were read and dropped, up to and
+    /// including its newline (or the end of input). The buffer is empty.
+    TooLong(usize),
+    /// The input ended with nothing more to read.
+    Eof,
+}
+
+/// Reads one `\n`-terminated line into `buf` (cleared first) keeping at most `cap` bytes in
+/// memory: a longer line is consumed to its end and dropped ([`Line::TooLong`]). A last line
+/// without a newline counts as a line. Interrupted reads are retried.
+pub fn read_line_capped(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let mut seen = 0usize;
+    let mut too_long = false;
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong(seen)
+            } else if seen == 0 {
+                Line::Eof
+            } else {
+                Line::Full
+            });
+        }
+        let (take, ends) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (avail.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > cap {
+                too_long = true;
+                buf.clear();
+                buf.shrink_to(cap.min(64 * 1024));
+            } else {
+                buf.extend_from_slice(&avail[..take]);
+            }
+        }
+        seen = seen.saturating_add(take);
+        input.consume(if ends { take + 1 } else { take });
+        if ends {
+            return Ok(if too_long {
+                Line::TooLong(seen)
+            } else {
+                Line::Full
+            });
+        }
+    }
+}
+
+/// Absolute POSIX paths of two segments or more (`/a/b…`) that start a word: not after a
+/// letter, digit, `.`, `:`, `/` or `>` (the end of `<vault>`), so `vault://…`, `https://…` and `brain/x.md` are left alone.
+static ABSOLUTE_PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r#"(^|[^A-Za-z0-9_.:/>\-])/[^\s'"`)\]},;/]+/[^\s'"`)\]},;]*"#)
+        .expect("static regex of mcp")
+});
+
+/// `message` with `vault` (as given and canonical) replaced by `<vault>` and any other absolute
+/// path by `<path>` (see [`sanitize`] for drive, UNC and home paths).
+pub(crate) fn scrub_paths(message: &str, vault: &std::path::Path) -> String {
+    let mut s = message.to_string();
+    let mut roots = vec![vault.to_string_lossy().into_owned()];
+    if let Ok(real) = fs::canonicalize(vault) {
+        roots.push(real.to_string_lossy().into_owned());
+    }
+    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    for r in roots {
+        if r.len() > 1 {
+            s = s.replace(&r, "<vault>");
+        }
+    }
+    let s = sanitize(&s);
+    ABSOLUTE_PATH.replace_all(&s, "${1}<path>").into_owned()
 }
 
 /// `vault://note/<rel>` with each segment percent-encoded.
@@ -186,6 +395,8 @@ impl McpServer {
             session: Mutex::new(Session {
                 roots: Vec::new(),
                 roots_request: None,
+                roots_sent: None,
+                first_wait: None,
                 next_id: SERVER_ID_BASE,
                 identified: false,
                 refreshing: false,
@@ -193,6 +404,8 @@ impl McpServer {
             }),
             changed: Condvar::new(),
             model: OnceLock::new(),
+            general: Lane::new("worker", MCP_WORKERS, MCP_QUEUE),
+            reasoning: Lane::new("reason", REASON_WORKERS, REASON_QUEUE),
         })
     }
 
@@ -202,15 +415,77 @@ impl McpServer {
 
     fn respond(&self, id: Value, r: RpcResult) {
         match r {
-            Ok(result) => self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result})),
+            Ok(mut result) => {
+                // Error texts of tools may quote engine errors: strip local paths from them.
+                if result["isError"] == json!(true)
+                    && let Some(items) = result["content"].as_array_mut()
+                {
+                    for it in items {
+                        if let Some(t) = it["text"].as_str() {
+                            it["text"] = json!(self.scrub(t));
+                        }
+                    }
+                }
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            }
             Err(e) => self.send(&json!({"jsonrpc": "2.0", "id": id,
-                "error": {"code": e.code, "message": sanitize(&e.message)}})),
+                "error": {"code": e.code, "message": self.scrub(&e.message)}})),
         }
     }
 
-    /// Handles one input line. Requests run on their own thread, whose handle is returned (so a
-    /// transport can wait for in-flight requests before it exits).
-    pub fn handle_line(self: &Arc<Self>, line: &str) -> Option<JoinHandle<()>> {
+    /// `message` without absolute paths: the vault's own path becomes `<vault>`, any other
+    /// absolute path (`/a/b…`, a drive or UNC path, a home folder) `<path>`.
+    fn scrub(&self, message: &str) -> String {
+        scrub_paths(message, self.vault.root())
+    }
+
+    /// Answers a message that was over [`MAX_MESSAGE_BYTES`] (`bytes` long, or longer) and was
+    /// skipped unread.
+    pub fn reject_oversized(&self, bytes: usize) {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+            "message": format!("invalid request: the message is at least {bytes} bytes, over the \
+            {MAX_MESSAGE_BYTES}-byte (4 MiB) message limit; it was skipped")}}),
+        );
+    }
+
+    /// Serves a line transport until it ends: each line (at most [`MAX_MESSAGE_BYTES`], never
+    /// buffered beyond that) goes to [`McpServer::handle_line`]; a longer line is skipped and
+    /// answered -32600, a line that is not UTF-8 -32700. At the end, waits for the requests in
+    /// flight. A read error ends the loop like the end of input does.
+    pub fn serve(self: &Arc<Self>, mut input: impl BufRead) {
+        let mut buf = Vec::new();
+        loop {
+            match read_line_capped(&mut input, &mut buf, MAX_MESSAGE_BYTES) {
+                Ok(Line::Eof) | Err(_) => break,
+                Ok(Line::TooLong(bytes)) => self.reject_oversized(bytes),
+                Ok(Line::Full) => match std::str::from_utf8(&buf) {
+                    Ok(line) => {
+                        self.handle_line(line);
+                    }
+                    Err(e) => self.send(&json!({"jsonrpc": "2.0", "id": null,
+                        "error": {"code": -32700, "message": format!("parse error: the message is not UTF-8 ({e})")}})),
+                },
+            }
+        }
+        self.wait_idle();
+    }
+
+    /// Blocks until no request is queued or running.
+    pub fn wait_idle(&self) {
+        self.general.wait_idle();
+        self.reasoning.wait_idle();
+    }
+
+    /// Handles one input line. A request is queued on the worker pool and its [`Ticket`]
+    /// returned (so a transport or test can wait for it); a request refused because its queue
+    /// is full is answered at once with [`BUSY`] and gives `None`, as do notifications,
+    /// responses and malformed lines (answered at once).
+    pub fn handle_line(self: &Arc<Self>, line: &str) -> Option<Ticket> {
+        if line.len() > MAX_MESSAGE_BYTES {
+            self.reject_oversized(line.len());
+            return None;
+        }
         let line = line.trim();
         if line.is_empty() {
             return None;
@@ -245,8 +520,16 @@ impl McpServer {
                 None
             }
             (Some(m), Some(id)) => {
+                let is_reason = m == "tools/call"
+                    && params.get("name").and_then(Value::as_str) == Some("reason");
+                let lane = if is_reason {
+                    &self.reasoning
+                } else {
+                    &self.general
+                };
                 let me = self.clone();
-                Some(std::thread::spawn(move || {
+                let answer_id = id.clone();
+                let job = move || {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         me.on_request(&m, &params)
                     }))
@@ -256,8 +539,32 @@ impl McpServer {
                             message: format!("internal error while handling {m}"),
                         })
                     });
-                    me.respond(id, r);
-                }))
+                    me.respond(answer_id, r);
+                };
+                match lane.submit(job) {
+                    Ok(ticket) => Some(ticket),
+                    Err(refused) => {
+                        let message = match refused {
+                            Refused::Full { queued, running } if is_reason => format!(
+                                "server busy: {running} reason call(s) running and {queued} queued; retry later"
+                            ),
+                            Refused::Full { queued, .. } => {
+                                format!("server busy: {queued} requests queued, retry")
+                            }
+                            Refused::NoWorker => {
+                                "server busy: no worker thread could be started, retry".to_string()
+                            }
+                        };
+                        self.respond(
+                            id,
+                            Err(RpcError {
+                                code: BUSY,
+                                message,
+                            }),
+                        );
+                        None
+                    }
+                }
             }
         }
     }
@@ -267,6 +574,7 @@ impl McpServer {
             let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
             s.next_id += 1;
             s.roots_request = Some(s.next_id);
+            s.roots_sent = Some(Instant::now());
             s.next_id
         };
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
@@ -323,9 +631,18 @@ impl McpServer {
     }
 
     /// Waits (bounded) until the caller's identity is known and no refresh is pending.
-    fn caller(&self) -> Caller {
-        let deadline = Instant::now() + self.opts.identity_timeout;
+    ///
+    /// The wait ends [`McpOptions::identity_timeout`] after the roots/list request went out (or
+    /// after the first call started waiting, when none went out yet), so later calls do not wait
+    /// again. Never identified by then: the caller is anonymous. A refresh still pending: the
+    /// call is refused ([`IDENTITY_UNKNOWN`]), never run under the previous identity.
+    fn caller(&self) -> Result<Caller, RpcError> {
         let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let start = match (s.roots_sent, s.first_wait) {
+            (Some(t), _) | (None, Some(t)) => t,
+            (None, None) => *s.first_wait.insert(Instant::now()),
+        };
+        let deadline = start + self.opts.identity_timeout;
         while !s.identified || s.refreshing {
             let now = Instant::now();
             if now >= deadline {
@@ -337,7 +654,18 @@ impl McpServer {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        s.caller.clone()
+        if s.refreshing {
+            return Err(RpcError {
+                code: IDENTITY_UNKNOWN,
+                message: format!(
+                    "identity unknown: the client announced new roots (notifications/roots/list_changed) \
+                     but has not answered roots/list within {} ms; the call was not run under the \
+                     previous identity. Answer roots/list, then retry.",
+                    self.opts.identity_timeout.as_millis()
+                ),
+            });
+        }
+        Ok(s.caller.clone())
     }
 
     /// The default model, when vectors exist for it and it is installed.
@@ -380,21 +708,29 @@ impl McpServer {
                     return Err(invalid_params("`arguments` must be an object"));
                 }
                 if !tools().iter().any(|t| t["name"] == name) {
-                    return Err(invalid_params(format!("unknown tool {name}")));
+                    return Err(invalid_params(format!("unknown tool {}", clip(name))));
                 }
-                let caller = self.caller();
+                check_lengths(name, &args)?;
+                let caller = self.caller()?;
                 self.call_tool(name, &args, &caller)
             }
             "resources/list" => {
-                let _ = self.caller();
-                Ok(json!({"resources": self.list_resources()}))
+                let caller = self.caller()?;
+                let resources = self.list_resources();
+                self.vault.audit_log().append(
+                    "resources_list",
+                    caller.project.as_deref(),
+                    json!({"listed": resources.len()}),
+                );
+                Ok(json!({ "resources": resources }))
             }
             "resources/read" => {
-                let caller = self.caller();
                 let uri = params
                     .get("uri")
                     .and_then(Value::as_str)
                     .ok_or_else(|| invalid_params("`uri` is required"))?;
+                check_len("uri", uri, MAX_PATH_CHARS)?;
+                let caller = self.caller()?;
                 self.read_resource(uri, &caller)
             }
             "resources/templates/list" => Ok(json!({"resourceTemplates": [{
@@ -416,6 +752,7 @@ impl McpServer {
                     "prior_art" => {
                         let q = arg_str(&args, "question")
                             .ok_or_else(|| invalid_params("`question` is required"))?;
+                        check_len("question", q, MAX_QUERY_CHARS)?;
                         (
                             "Prior decisions bearing on a question",
                             format!(
@@ -426,6 +763,7 @@ impl McpServer {
                     "recall_topic" => {
                         let t = arg_str(&args, "topic")
                             .ok_or_else(|| invalid_params("`topic` is required"))?;
+                        check_len("topic", t, MAX_QUERY_CHARS)?;
                         (
                             "What the vault knows about a topic",
                             format!(
@@ -433,14 +771,14 @@ impl McpServer {
                             ),
                         )
                     }
-                    other => return Err(invalid_params(format!("no prompt {other}"))),
+                    other => return Err(invalid_params(format!("no prompt {}", clip(other)))),
                 };
                 Ok(json!({"description": description,
                     "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}))
             }
             other => Err(RpcError {
                 code: -32601,
-                message: format!("no method {other}"),
+                message: format!("no method {}", clip(other)),
             }),
         }
     }
@@ -463,11 +801,14 @@ impl McpServer {
                 } else {
                     typed_subqueries(args)?
                 };
-                let label = subs
-                    .iter()
-                    .map(|s| s.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" | ");
+                // Each distinct text once: a hybrid query's lex and vec halves share theirs.
+                let mut texts: Vec<&str> = Vec::new();
+                for sub in &subs {
+                    if !texts.contains(&sub.text.as_str()) {
+                        texts.push(&sub.text);
+                    }
+                }
+                let label = texts.join(" | ");
                 match self.scoped_search(&subs, limit) {
                     Ok((hits, withheld, total, notices)) => {
                         let text = render_hits(&hits, withheld, limit, &notices);
@@ -491,50 +832,44 @@ impl McpServer {
                 let from = args
                     .get("from_line")
                     .and_then(Value::as_u64)
-                    .map(|x| x as usize);
+                    .map(|x| usize::try_from(x).unwrap_or(usize::MAX));
                 let max = args
                     .get("max_lines")
                     .and_then(Value::as_u64)
-                    .map(|x| x as usize);
+                    .map(|x| usize::try_from(x).unwrap_or(usize::MAX));
                 let ex = self.vault.exposure();
-                let found = self
-                    .vault
-                    .resolve(spec)
-                    .ok()
-                    .filter(|rel| ex.may_read(rel).is_ok());
-                let Some(rel) = found else {
-                    log.append("resource_denied", who, json!({"uri": spec, "tool": "get"}));
-                    return Ok(tool_error(format!(
-                        "No visible note matches \"{spec}\" (it may not exist, or lie outside the folders this vault exposes)."
-                    )));
-                };
-                match self.vault.get(&rel, from, max) {
-                    Ok(n) => {
-                        log.append("get", who, json!({"path": rel}));
-                        Ok(text_result(
-                            n.text.clone(),
-                            serde_json::to_value(&n).unwrap_or_default(),
-                        ))
+                let read = resolve_visible(&ex, spec).and_then(|rel| {
+                    crate::exposure::open_visible(&ex, &rel, MAX_READ_BYTES)
+                        .map_err(|_| not_visible(spec))
+                });
+                match read {
+                    Ok(opened) => {
+                        let n = note_text(&opened, from, max);
+                        log.append(
+                            "get",
+                            who,
+                            json!({"path": n.path, "truncated": opened.truncated}),
+                        );
+                        let mut structured = serde_json::to_value(&n).unwrap_or_default();
+                        structured["truncated"] = json!(opened.truncated);
+                        structured["bytes"] = json!(opened.size);
+                        let mut text = n.text;
+                        if opened.truncated {
+                            text.push_str(&truncation_note(opened.size));
+                        }
+                        Ok(text_result(text, structured))
                     }
-                    Err(e) => Ok(tool_error(e.to_string())),
+                    Err(message) => {
+                        log.append("resource_denied", who, json!({"uri": spec, "tool": "get"}));
+                        Ok(tool_error(message))
+                    }
                 }
             }
             "multi_get" => {
                 let pattern = req_str(args, "pattern")?;
                 let max_bytes = args.get("max_bytes").and_then(Value::as_u64);
-                let ex = self.vault.exposure();
-                match self.vault.multi_get(pattern, max_bytes) {
-                    Ok(items) => {
-                        let items: Vec<_> = items
-                            .into_iter()
-                            .filter(|i| {
-                                let p = match i {
-                                    crate::MultiGetItem::Ok(n) => &n.path,
-                                    crate::MultiGetItem::Skipped { path, .. } => path,
-                                };
-                                ex.may_read(p).is_ok()
-                            })
-                            .collect();
+                match self.multi_get(pattern, max_bytes) {
+                    Ok((items, unmatched, not_listed)) => {
                         let mut text = String::new();
                         for i in &items {
                             match i {
@@ -546,7 +881,15 @@ impl McpServer {
                                 }
                             }
                         }
-                        if items.is_empty() {
+                        for m in &unmatched {
+                            text.push_str(&format!("({m})\n"));
+                        }
+                        if not_listed > 0 {
+                            text.push_str(&format!(
+                                "({not_listed} more matching note(s) not listed: over the {MAX_MULTI_GET_NOTES}-note limit of one multi_get; narrow the pattern)\n"
+                            ));
+                        }
+                        if items.is_empty() && unmatched.is_empty() {
                             text.push_str("(no visible notes match)");
                         }
                         log.append(
@@ -554,14 +897,17 @@ impl McpServer {
                             who,
                             json!({"pattern": pattern, "returned": items.len()}),
                         );
-                        Ok(text_result(text, json!({"items": items})))
+                        Ok(text_result(
+                            text,
+                            json!({"items": items, "unmatched": unmatched, "not_listed": not_listed}),
+                        ))
                     }
-                    Err(e) => Ok(tool_error(e.to_string())),
+                    Err(e) => Ok(tool_error(e)),
                 }
             }
             "expand" => {
                 let note = req_str(args, "note")?;
-                match self.vault.expand(note) {
+                match self.vault.expand_as(note, who) {
                     Ok(e) => Ok(text_result(
                         e.to_text(),
                         serde_json::to_value(&e).unwrap_or_default(),
@@ -646,16 +992,29 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
-            "health" => match self.vault.health(caller) {
-                Ok(h) => Ok(text_result(
-                    h.to_text(),
-                    serde_json::to_value(&h).unwrap_or_default(),
-                )),
+            "health" => match self.vault.health_as_agent(caller) {
+                Ok(mut h) => {
+                    // No absolute path reaches an agent: not the vault's, not the caller's.
+                    h.vault = std::path::PathBuf::from("<vault>");
+                    h.caller.dir = None;
+                    h.warnings = h.warnings.iter().map(|w| self.scrub(w)).collect();
+                    h.notes = h.notes.iter().map(|w| self.scrub(w)).collect();
+                    log.append("health", who, json!({"ok": h.ok}));
+                    Ok(text_result(
+                        h.to_text(),
+                        serde_json::to_value(&h).unwrap_or_default(),
+                    ))
+                }
                 Err(e) => Ok(tool_error(e.to_string())),
             },
             "status" => match self.vault.status() {
-                Ok(s) => {
-                    let v = serde_json::to_value(&s).unwrap_or_default();
+                Ok(st) => {
+                    let v = self.agent_status(&st);
+                    log.append(
+                        "status",
+                        who,
+                        json!({"not_shown": v["not_shown"], "notes": st.notes}),
+                    );
                     Ok(text_result(
                         serde_json::to_string_pretty(&v).unwrap_or_default(),
                         v,
@@ -691,9 +1050,8 @@ impl McpServer {
         ex.visible_files()
             .into_iter()
             .map(|f| {
-                let description = fs::read(self.vault.root().join(&f.rel))
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b[..b.len().min(1200)]).into_owned())
+                // A head, read as a head: never the whole file.
+                let description = crate::exposure::read_head(&self.vault.root().join(&f.rel), 1200)
                     .and_then(|head| match parse_frontmatter(&head).get("description") {
                         Some(FmValue::Scalar(d)) if !d.is_empty() => {
                             Some(d.chars().take(200).collect())
@@ -736,14 +1094,161 @@ impl McpServer {
         let Some(rel) = resolved else {
             return Err(denied());
         };
-        let text = fs::read_to_string(self.vault.root().join(&rel)).map_err(|_| denied())?;
-        let canonical = note_uri(&rel);
-        if canonical == uri {
-            log.append("resource_read", who, json!({"uri": canonical}));
-        } else {
-            log.append("resource_read", who, json!({"uri": canonical, "from": uri}));
+        // Opened once and verified: a symlink swapped in after the check is refused.
+        let opened =
+            crate::exposure::open_visible(&ex, &rel, MAX_READ_BYTES).map_err(|_| denied())?;
+        let mut text = opened.text;
+        if opened.truncated {
+            text.push_str(&truncation_note(opened.size));
         }
+        let canonical = note_uri(&rel);
+        let mut detail = json!({"uri": canonical});
+        if canonical != uri {
+            detail["from"] = json!(uri);
+        }
+        if opened.truncated {
+            detail["truncated"] = json!(true);
+        }
+        log.append("resource_read", who, detail);
         Ok(json!({"contents": [{"uri": canonical, "mimeType": "text/markdown", "text": text}]}))
+    }
+
+    /// [`Vault::status`] as an agent may see it: no absolute path (the vault and index folders
+    /// are left out, damaged index files named relative to the vault); changed, pending and
+    /// warned-about notes listed only when the exposure policy lets the caller read them;
+    /// removed notes, memory files and everything hidden only counted, in `not_shown`.
+    fn agent_status(&self, st: &crate::Status) -> Value {
+        let ex = self.vault.exposure();
+        let mut not_shown = 0usize;
+        let mut changes = |c: &crate::Changes| -> Value {
+            let mut keep = |paths: &[String]| -> Vec<String> {
+                let shown: Vec<String> = paths
+                    .iter()
+                    .filter(|p| ex.may_read(p).is_ok())
+                    .cloned()
+                    .collect();
+                not_shown += paths.len() - shown.len();
+                shown
+            };
+            let added = keep(&c.added);
+            let modified = keep(&c.modified);
+            // A removed note cannot be checked any more: it is counted, never named.
+            not_shown += c.removed.len();
+            let renamed: Vec<&crate::Rename> = c
+                .renamed
+                .iter()
+                .filter(|r| ex.may_read(&r.to).is_ok() && ex.matched_root(&r.from).is_some())
+                .collect();
+            not_shown += c.renamed.len() - renamed.len();
+            json!({"added": added, "modified": modified, "removed": [], "renamed": renamed,
+                   "count": c.len()})
+        };
+        let last_update = st.last_update.as_ref().map(|u| {
+            json!({"finished_unix_ms": u.finished_unix_ms, "elapsed_ms": u.elapsed_ms,
+                   "rebuilt": u.rebuilt, "warnings": u.warnings, "changes": changes(&u.changes)})
+        });
+        let pending = changes(&st.pending);
+        let warnings: Vec<Value> = st
+            .warnings
+            .iter()
+            .filter(|w| ex.may_read(&w.path).is_ok())
+            .map(|w| json!({"path": w.path, "kind": w.kind, "message": self.scrub(&w.message)}))
+            .collect();
+        not_shown += st.warnings.len() - warnings.len();
+        let damaged: Vec<String> = st.damaged.iter().map(|d| self.scrub(d)).collect();
+        json!({
+            "indexed": st.indexed,
+            "notes": st.notes,
+            "chunks": st.chunks,
+            "index_bytes": st.index_bytes,
+            "last_update": last_update,
+            "pending": pending,
+            "warnings": warnings,
+            "vectors": st.vectors,
+            "damaged": damaged,
+            "not_shown": not_shown,
+            "note": "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",
+        })
+    }
+
+    /// `multi_get` over visible notes only: globs match the visible files, names resolve among
+    /// them ([`resolve_visible`]), each note is read once ([`crate::exposure::open_visible`]).
+    /// Returns the items (at most [`MAX_MULTI_GET_NOTES`], [`MAX_MULTI_GET_BYTES`] of text in
+    /// all), what did not resolve, and how many matches were not listed.
+    fn multi_get(
+        &self,
+        patterns: &str,
+        max_bytes: Option<u64>,
+    ) -> Result<(Vec<crate::MultiGetItem>, Vec<String>, usize), String> {
+        let ex = self.vault.exposure();
+        let mut visible: Option<Vec<crate::exposure::VisibleFile>> = None;
+        let mut paths: Vec<String> = Vec::new();
+        let mut unmatched = Vec::new();
+        let pats: Vec<&str> = patterns
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pats.is_empty() {
+            return Err("`pattern` is empty: give globs or note names, comma-separated".into());
+        }
+        for pat in pats {
+            if pat.contains(['*', '?', '[', '{']) {
+                let glob = globset::GlobBuilder::new(pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| format!("`pattern` {:?} is not a glob: {e}", clip(pat)))?
+                    .compile_matcher();
+                let files = visible.get_or_insert_with(|| ex.visible_files());
+                paths.extend(
+                    files
+                        .iter()
+                        .filter(|f| glob.is_match(&f.rel))
+                        .map(|f| f.rel.clone()),
+                );
+            } else {
+                match resolve_visible(&ex, pat) {
+                    Ok(rel) => paths.push(rel),
+                    Err(m) => unmatched.push(m),
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        paths.retain(|p| seen.insert(p.clone()));
+        let not_listed = paths.len().saturating_sub(MAX_MULTI_GET_NOTES);
+        paths.truncate(MAX_MULTI_GET_NOTES);
+        let limit = max_bytes.unwrap_or(u64::MAX);
+        let mut served = 0usize;
+        let mut items = Vec::new();
+        for p in paths {
+            // A note that stopped being visible since it matched is left out, as if hidden.
+            let Ok(opened) = crate::exposure::open_visible(&ex, &p, MAX_READ_BYTES) else {
+                continue;
+            };
+            if opened.size > limit {
+                items.push(crate::MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!("{} bytes is over max_bytes {limit}", opened.size),
+                });
+                continue;
+            }
+            if served + opened.text.len() > MAX_MULTI_GET_BYTES {
+                items.push(crate::MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!(
+                        "this answer already holds {served} bytes of notes; the {MAX_MULTI_GET_BYTES}-byte multi_get limit leaves no room: read it with get"
+                    ),
+                });
+                continue;
+            }
+            served += opened.text.len();
+            let mut n = note_text(&opened, None, None);
+            if opened.truncated {
+                n.text.push_str(&truncation_note(opened.size));
+            }
+            items.push(crate::MultiGetItem::Ok(n));
+        }
+        Ok((items, unmatched, not_listed))
     }
 
     /// Walks the real tree one segment at a time, accepting an entry equal to the segment or
@@ -772,6 +1277,104 @@ impl McpServer {
         }
         Some(out.join("/"))
     }
+}
+
+/// The one answer for a name that matches no visible note, whether it is missing or hidden.
+fn not_visible(spec: &str) -> String {
+    format!(
+        "No visible note matches \"{}\" (it may not exist, or lie outside the folders this vault exposes).",
+        clip(spec)
+    )
+}
+
+/// Resolves what an agent typed (`brain/Note.md`, `brain/Note`, `Note`, a path suffix) among the
+/// notes it may see, and only those: a hidden note is never named, never makes a name
+/// ambiguous, and gets the same answer as a missing one ([`not_visible`]).
+fn resolve_visible(ex: &crate::exposure::Exposure, spec: &str) -> Result<String, String> {
+    let s = spec.trim().replace('\\', "/");
+    let s = s.trim_start_matches("./");
+    if s.is_empty() {
+        return Err("`path` is empty: give a vault-relative path or a note name".into());
+    }
+    let with_md = if s.to_lowercase().ends_with(".md") {
+        s.to_string()
+    } else {
+        format!("{s}.md")
+    };
+    for cand in [s, with_md.as_str()] {
+        if ex.may_read(cand).is_ok() {
+            return Ok(cand.to_string());
+        }
+    }
+    if s.starts_with('/') || s.split('/').any(|seg| seg == "..") {
+        return Err(not_visible(spec));
+    }
+    let want = with_md.to_lowercase();
+    let suffix = format!("/{want}");
+    let visible = ex.visible_files();
+    let matches: Vec<&crate::exposure::VisibleFile> = visible
+        .iter()
+        .filter(|f| {
+            let l = f.rel.to_lowercase();
+            l == want || l.ends_with(&suffix)
+        })
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one.rel.clone()),
+        [] => Err(not_visible(spec)),
+        many => Err(format!(
+            "\"{}\" matches {} visible notes: {}. Pass the path to choose one.",
+            clip(spec),
+            many.len(),
+            many.iter()
+                .map(|f| f.rel.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The note (or a range of its lines) as the read tools serve it, parsed from the text read.
+fn note_text(
+    opened: &crate::exposure::OpenedNote,
+    from_line: Option<usize>,
+    max_lines: Option<usize>,
+) -> crate::NoteText {
+    let parsed = crate::note::parse_note(&opened.rel, &opened.text);
+    let lines: Vec<&str> = opened.text.lines().collect();
+    let total = lines.len();
+    let start = from_line.unwrap_or(1).max(1);
+    let count = max_lines.unwrap_or(usize::MAX);
+    let first = (start - 1).min(total);
+    let last = first.saturating_add(count).min(total);
+    let warnings = parsed
+        .warnings
+        .into_iter()
+        .map(|message| crate::Warning {
+            path: opened.rel.clone(),
+            kind: crate::WarningKind::Frontmatter,
+            message,
+        })
+        .collect();
+    let note = parsed.note;
+    crate::NoteText {
+        path: opened.rel.clone(),
+        title: note.title,
+        tags: note.tags,
+        frontmatter: note.frontmatter,
+        text: lines[first..last].join("\n"),
+        line_start: first + 1,
+        line_end: last,
+        total_lines: total,
+        warnings,
+    }
+}
+
+/// The line appended to a note served only up to [`MAX_READ_BYTES`].
+fn truncation_note(size: u64) -> String {
+    format!(
+        "\n\n{TRUNCATED_MARKER}: served the first {MAX_READ_BYTES} bytes (the 1 MiB read limit) of {size}; the rest of this note is not served to agents]"
+    )
 }
 
 /// Typed sub-queries of the `query` tool: `searches: [{type: lex|vec, query}]`, or a plain
@@ -953,13 +1556,23 @@ mod tests {
     use std::sync::mpsc;
 
     fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
+        server_with(timeout_ms, crate::VaultOptions::default(), |_| {})
+    }
+
+    /// A server over a fresh sample vault; `prep` edits the vault before the first update.
+    fn server_with(
+        timeout_ms: u64,
+        vault_opts: crate::VaultOptions,
+        prep: impl FnOnce(&std::path::Path),
+    ) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
         crate::init_vault(&root, false).unwrap();
         for name in ["atlas", "beacon"] {
             std::fs::create_dir_all(d.path().join(name)).unwrap();
         }
-        let vault = Vault::open(&root, crate::VaultOptions::default()).unwrap();
+        prep(&root);
+        let vault = Vault::open(&root, vault_opts).unwrap();
         vault.update(&crate::NoProgress).unwrap();
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);
@@ -977,9 +1590,53 @@ mod tests {
         (d, s, rx)
     }
 
+    /// Initialises the session with `name` (a folder beside the vault) as its only root.
+    fn identify_as(
+        d: &tempfile::TempDir,
+        s: &Arc<McpServer>,
+        rx: &mpsc::Receiver<Value>,
+        name: &str,
+    ) {
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let req = next(rx);
+        assert_eq!(req["method"], "roots/list");
+        s.handle_line(&roots_reply(d, &req["id"], name).to_string());
+        // The identity change is announced.
+        assert_eq!(next(rx)["method"], "notifications/resources/list_changed");
+    }
+
+    /// Calls a tool and returns the whole response.
+    fn tool(s: &Arc<McpServer>, rx: &mpsc::Receiver<Value>, name: &str, args: Value) -> Value {
+        call(
+            s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": name, "arguments": args}}),
+        );
+        next(rx)
+    }
+
+    fn audit_lines(d: &tempfile::TempDir) -> Vec<Value> {
+        std::fs::read_to_string(d.path().join("vault/.mindex/audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn threads_now() -> usize {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("Threads:"))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    }
+
     fn call(s: &Arc<McpServer>, v: Value) {
         if let Some(h) = s.handle_line(&v.to_string()) {
-            h.join().unwrap();
+            h.wait();
         }
     }
 
@@ -1063,8 +1720,7 @@ mod tests {
                 .to_string(),
             )
             .unwrap()
-            .join()
-            .unwrap();
+            .wait();
         });
         std::thread::sleep(Duration::from_millis(100));
         // An answer with another id is ignored.
@@ -1102,8 +1758,7 @@ mod tests {
             .to_string(),
         )
         .unwrap()
-        .join()
-        .unwrap();
+        .wait();
     }
 
     #[test]
@@ -1218,5 +1873,687 @@ mod tests {
             "vault://note/brain/Key%20Decisions.md"
         );
         assert_eq!(note_uri("a/b#c?.md"), "vault://note/a/b%23c%3F.md");
+    }
+
+    // ----- issue 13: exposure on every path, no request exhausts the server -----
+
+    #[test]
+    fn a_request_burst_gets_a_bounded_pool_and_busy_errors_never_a_thread_each() {
+        // The client never answers roots/list: every call holds its worker until the deadline.
+        let (_d, s, rx) = server(1500);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(next(&rx)["method"], "roots/list");
+        let before = threads_now();
+        let n = 5_000;
+        let mut peak = 0;
+        for i in 0..n {
+            s.handle_line(
+                &json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "health", "arguments": {}}})
+                .to_string(),
+            );
+            if i % 500 == 0 {
+                peak = peak.max(threads_now());
+            }
+        }
+        peak = peak.max(threads_now());
+        let mut busy = 0;
+        let mut served = 0;
+        for _ in 0..n {
+            let m = next(&rx);
+            if m.get("error").is_some() {
+                assert_eq!(m["error"]["code"], BUSY, "{m}");
+                assert_eq!(
+                    m["error"]["message"],
+                    format!("server busy: {MCP_QUEUE} requests queued, retry")
+                );
+                busy += 1;
+            } else {
+                assert_eq!(
+                    m["result"]["structuredContent"]["caller"]["project"],
+                    json!(null)
+                );
+                served += 1;
+            }
+        }
+        assert_eq!(busy + served, n);
+        assert!(served >= MCP_QUEUE, "served {served}");
+        assert!(served <= MCP_QUEUE + MCP_WORKERS, "served {served}");
+        assert!(
+            peak <= before + MCP_WORKERS + REASON_WORKERS,
+            "threads grew from {before} to {peak}"
+        );
+        // After the deadline nobody waits: the server answers at once again.
+        let t = Instant::now();
+        assert_eq!(health_caller(&s, &rx, 9), None);
+        assert!(
+            t.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_slow_reason_call_has_its_own_lane_and_never_starves_the_rest() {
+        let d = tempfile::tempdir().unwrap();
+        let agent = d.path().join("slow-agent.sh");
+        std::fs::write(&agent, "#!/bin/sh\nsleep 3\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let root = d.path().join("vault");
+        crate::init_vault(&root, false).unwrap();
+        let vault = Vault::open(&root, crate::VaultOptions::default()).unwrap();
+        vault.update(&crate::NoProgress).unwrap();
+        let (tx, rx) = mpsc::channel::<Value>();
+        let tx = Mutex::new(tx);
+        let s = McpServer::new(
+            vault,
+            McpOptions {
+                identity_timeout: Duration::from_millis(50),
+                use_vectors: false,
+                reason: crate::vault::ReasonOptions {
+                    command: Some(agent),
+                    timeout: Some(Duration::from_secs(20)),
+                },
+            },
+            move |line: &str| {
+                let _ = tx.lock().unwrap().send(serde_json::from_str(line).unwrap());
+            },
+        );
+        let reason = |id: i64| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "reason", "arguments": {"question": "why did we pick the ledger?"}}})
+            .to_string()
+        };
+        let mut tickets = Vec::new();
+        for id in 1..=(REASON_WORKERS + REASON_QUEUE) as i64 {
+            tickets.push(s.handle_line(&reason(id)).expect("queued"));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The reason lane is full: one more is refused at once.
+        assert!(s.handle_line(&reason(99)).is_none());
+        let m = next(&rx);
+        assert_eq!(m["id"], 99);
+        assert_eq!(m["error"]["code"], BUSY);
+        assert!(
+            m["error"]["message"].as_str().unwrap().contains("reason"),
+            "{m}"
+        );
+        // Everything else is still served right away.
+        let t = Instant::now();
+        call(&s, json!({"jsonrpc": "2.0", "id": 100, "method": "ping"}));
+        assert_eq!(next(&rx)["id"], 100);
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 101, "method": "tools/call",
+                   "params": {"name": "search", "arguments": {"query": "decisions"}}}),
+        );
+        assert_eq!(next(&rx)["id"], 101);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        for t in tickets {
+            t.wait();
+        }
+        s.wait_idle();
+    }
+
+    #[test]
+    fn a_refresh_the_client_never_answers_refuses_calls_instead_of_using_the_old_identity() {
+        let (d, s, rx) = server(300);
+        identify_as(&d, &s, &rx, "atlas");
+        assert_eq!(health_caller(&s, &rx, 1).as_deref(), Some("atlas"));
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+        assert_eq!(next(&rx)["method"], "roots/list");
+        for (id, name, args) in [
+            (2, "recall", json!({})),
+            (3, "health", json!({})),
+            (4, "search", json!({"query": "decisions"})),
+        ] {
+            call(
+                &s,
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": name, "arguments": args}}),
+            );
+            let m = next(&rx);
+            assert_eq!(m["id"], id);
+            assert!(m.get("result").is_none(), "{name} ran: {m}");
+            assert_eq!(m["error"]["code"], IDENTITY_UNKNOWN, "{m}");
+            let msg = m["error"]["message"].as_str().unwrap();
+            assert!(
+                msg.starts_with("identity unknown") && msg.contains("roots/list"),
+                "{msg}"
+            );
+        }
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+                   "params": {"uri": "vault://note/brain/Gotchas.md"}}),
+        );
+        assert_eq!(next(&rx)["error"]["code"], IDENTITY_UNKNOWN);
+        // Requests that do not depend on the caller still work.
+        call(&s, json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}));
+        assert!(next(&rx).get("result").is_some());
+    }
+
+    #[test]
+    fn only_file_roots_identify_on_mcp() {
+        let (_d, s, rx) = server(3000);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let id = next(&rx)["id"].clone();
+        s.handle_line(
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"roots": [
+                {"uri": "https://github.com/acme/atlas"}, {"uri": "/srv/beacon"}]}})
+            .to_string(),
+        );
+        assert_eq!(health_caller(&s, &rx, 2), None);
+    }
+
+    #[test]
+    fn oversized_messages_and_arguments_get_clear_errors_and_the_server_keeps_serving() {
+        let (_d, s, rx) = server(50);
+        // handle_line refuses a line over the limit without parsing it.
+        let huge = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+            "a".repeat(MAX_MESSAGE_BYTES)
+        );
+        assert!(s.handle_line(&huge).is_none());
+        let m = next(&rx);
+        assert_eq!(m["error"]["code"], -32600);
+        assert!(
+            m["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("4194304-byte"),
+            "{m}"
+        );
+        // serve() never buffers past the limit: a 12 MiB line, invalid UTF-8, then a ping.
+        let mut input = Vec::new();
+        input.extend(std::iter::repeat_n(b'x', 12 * 1024 * 1024));
+        input.push(b'\n');
+        input.extend(b"\xff\xfe\n");
+        input.extend(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+        s.serve(std::io::BufReader::new(&input[..]));
+        let m = next(&rx);
+        assert_eq!(m["error"]["code"], -32600, "{m}");
+        assert!(
+            m["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{} bytes", 12 * 1024 * 1024))
+        );
+        assert_eq!(next(&rx)["error"]["code"], -32700);
+        assert_eq!(next(&rx)["id"], 7);
+        // Query length: named argument and limit.
+        let long = "deploy ".repeat(400);
+        for (name, args, arg) in [
+            ("search", json!({"query": long}), "`query`"),
+            ("query", json!({"query": long}), "`query`"),
+            (
+                "query",
+                json!({"searches": [{"type": "lex", "query": "ok"}, {"type": "vec", "query": long}]}),
+                "`searches[1].query`",
+            ),
+            ("recall", json!({"query": long}), "`query`"),
+            (
+                "get",
+                json!({"path": "x".repeat(MAX_PATH_CHARS + 1)}),
+                "`path`",
+            ),
+            (
+                "multi_get",
+                json!({"pattern": "x".repeat(MAX_PATH_CHARS + 1)}),
+                "`pattern`",
+            ),
+            (
+                "expand",
+                json!({"note": "x".repeat(MAX_PATH_CHARS + 1)}),
+                "`note`",
+            ),
+            (
+                "reason",
+                json!({"question": "x".repeat(MAX_QUESTION_CHARS + 1)}),
+                "`question`",
+            ),
+        ] {
+            let m = tool(&s, &rx, name, args);
+            assert_eq!(m["error"]["code"], -32602, "{name}: {m}");
+            let msg = m["error"]["message"].as_str().unwrap();
+            assert!(
+                msg.contains(arg) && msg.contains("-character limit"),
+                "{name}: {msg}"
+            );
+        }
+        let m = tool(
+            &s,
+            &rx,
+            "search",
+            json!({"query": "decisions", "limit": 1e300}),
+        );
+        assert!(m.get("result").is_some(), "{m}");
+        // A query at the limit is served.
+        let m = tool(
+            &s,
+            &rx,
+            "search",
+            json!({"query": "d".repeat(MAX_QUERY_CHARS)}),
+        );
+        assert!(m.get("result").is_some(), "{m}");
+    }
+
+    #[test]
+    fn read_line_capped_keeps_at_most_the_cap() {
+        let mut data = b"short\n".to_vec();
+        data.extend(std::iter::repeat_n(b'y', 100_000));
+        data.extend(b"\nlast");
+        let mut r = std::io::BufReader::with_capacity(1000, &data[..]);
+        let mut buf = Vec::new();
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Full);
+        assert_eq!(buf, b"short");
+        assert_eq!(
+            read_line_capped(&mut r, &mut buf, 10).unwrap(),
+            Line::TooLong(100_000)
+        );
+        assert!(buf.is_empty() && buf.capacity() <= 64 * 1024);
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Full);
+        assert_eq!(buf, b"last");
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Eof);
+    }
+
+    #[test]
+    fn reads_serve_at_most_the_read_limit_and_say_so() {
+        let big = format!(
+            "# Big\n\n{}\n",
+            "lorem ipsum dolor\n".repeat(3 * 1024 * 1024 / 18)
+        );
+        let (_d, s, rx) = server_with(50, crate::VaultOptions::default(), |root| {
+            std::fs::write(root.join("brain/Big.md"), &big).unwrap();
+            for i in 0..3 {
+                std::fs::write(root.join(format!("brain/Half{i}.md")), &big[..1_500_000]).unwrap();
+            }
+        });
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                   "params": {"uri": "vault://note/brain/Big.md"}}),
+        );
+        let m = next(&rx);
+        let text = m["result"]["contents"][0]["text"].as_str().unwrap();
+        assert!(text.len() < MAX_READ_BYTES + 300, "{}", text.len());
+        assert!(text.contains(TRUNCATED_MARKER) && text.contains(&big.len().to_string()));
+        let m = tool(&s, &rx, "get", json!({"path": "brain/Big.md"}));
+        let text = m["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() < MAX_READ_BYTES + 300, "{}", text.len());
+        assert!(text.contains(TRUNCATED_MARKER));
+        assert_eq!(m["result"]["structuredContent"]["truncated"], true);
+        assert_eq!(m["result"]["structuredContent"]["bytes"], big.len());
+        let m = tool(&s, &rx, "multi_get", json!({"pattern": "brain/Half*.md"}));
+        let items = m["result"]["structuredContent"]["items"]
+            .as_array()
+            .unwrap();
+        assert_eq!(items.len(), 3);
+        let served: usize = items
+            .iter()
+            .filter(|i| i["status"] == "ok")
+            .map(|i| i["text"].as_str().unwrap().len())
+            .sum();
+        assert!(served <= MAX_MULTI_GET_BYTES + 1000, "{served}");
+        assert!(items.iter().any(|i| i["status"] == "skipped"
+            && i["reason"].as_str().unwrap().contains("multi_get limit")));
+    }
+
+    #[test]
+    fn name_lookup_sees_only_visible_notes_and_hidden_equals_missing() {
+        let (_d, s, rx) = server_with(50, crate::VaultOptions::default(), |root| {
+            std::fs::write(root.join("brain/Dup.md"), "# Dup\n\nvisible copy\n").unwrap();
+            std::fs::write(root.join("thinking/Dup.md"), "# Dup\n\nHIDDENCOPY\n").unwrap();
+            std::fs::write(
+                root.join("brain/Sealed.md"),
+                "---\nprivate: true\n---\nPRIVATECOPY\n",
+            )
+            .unwrap();
+        });
+        // An ambiguous name resolves among visible notes only.
+        let m = tool(&s, &rx, "get", json!({"path": "Dup"}));
+        assert_eq!(
+            m["result"]["structuredContent"]["path"], "brain/Dup.md",
+            "{m}"
+        );
+        let m = tool(&s, &rx, "multi_get", json!({"pattern": "Dup"}));
+        assert!(
+            !m.to_string().contains("thinking") && !m.to_string().contains("HIDDENCOPY"),
+            "{m}"
+        );
+        assert_eq!(
+            m["result"]["structuredContent"]["items"][0]["path"],
+            "brain/Dup.md"
+        );
+        // Hidden (unexposed, private, memory) and missing get the same answer.
+        let answer = |name: &str, spec: &str| -> String {
+            let m = tool(
+                &s,
+                &rx,
+                name,
+                if name == "get" {
+                    json!({"path": spec})
+                } else {
+                    json!({"pattern": spec})
+                },
+            );
+            m["result"].to_string().replace(spec, "<spec>")
+        };
+        for tool_name in ["get", "multi_get"] {
+            let missing = answer(tool_name, "Nowhere Note");
+            for hidden in [
+                "Home",
+                "Home.md",
+                "thinking/Dup.md",
+                "Sealed",
+                "brain/Sealed.md",
+                "thinking/README",
+            ] {
+                assert_eq!(answer(tool_name, hidden), missing, "{tool_name} {hidden}");
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_swapped_while_the_server_reads_never_leaks() {
+        let (d, s, rx) = server(50);
+        let outside = d.path().join("outside.md");
+        std::fs::write(&outside, "# Outside\n\nOUTSIDESECRET\n").unwrap();
+        let brain = d.path().join("vault/brain");
+        let link = brain.join("Swap.md");
+        std::os::unix::fs::symlink(brain.join("Gotchas.md"), &link).unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let mut served = 0;
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let tmp = brain.join(".swap-tmp");
+                let mut out = false;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::fs::remove_file(&tmp);
+                    let target = if out {
+                        outside.clone()
+                    } else {
+                        brain.join("Gotchas.md")
+                    };
+                    std::os::unix::fs::symlink(&target, &tmp).unwrap();
+                    std::fs::rename(&tmp, &link).unwrap();
+                    out = !out;
+                }
+            });
+            for i in 0..3000 {
+                let m = if i % 3 == 0 {
+                    tool(&s, &rx, "get", json!({"path": "brain/Swap.md"}))
+                } else if i % 3 == 1 {
+                    tool(&s, &rx, "multi_get", json!({"pattern": "brain/Swap.md"}))
+                } else {
+                    call(
+                        &s,
+                        json!({"jsonrpc": "2.0", "id": i, "method": "resources/read",
+                               "params": {"uri": "vault://note/brain/Swap.md"}}),
+                    );
+                    next(&rx)
+                };
+                assert!(
+                    !m.to_string().contains("OUTSIDESECRET"),
+                    "read {i} leaked: {m}"
+                );
+                if m.get("result").is_some()
+                    && m["result"]["isError"] != json!(true)
+                    && m.to_string().contains("Gotchas")
+                {
+                    served += 1;
+                }
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert!(
+            served > 0,
+            "the inside target is served while it is in place"
+        );
+    }
+
+    #[test]
+    fn status_and_health_show_only_what_the_caller_may_see_and_no_absolute_path() {
+        let d0 = tempfile::tempdir().unwrap();
+        let outside = d0.path().join("elsewhere/target-secret.md");
+        std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+        std::fs::write(&outside, "# x\n").unwrap();
+        let outside2 = outside.clone();
+        let (d, s, rx) = server_with(3000, crate::VaultOptions::default(), move |root| {
+            std::fs::write(
+                root.join("brain/Private Salary Review.md"),
+                "---\nprivate: true\n---\n# P\n",
+            )
+            .unwrap();
+            std::fs::write(root.join("thinking/Unexposed Layoff Plan.md"), "# U\n").unwrap();
+            std::fs::create_dir_all(root.join("memories/2026/01")).unwrap();
+            std::fs::write(
+                root.join("memories/2026/01/beacon-acquisition-codename-zephyr.md"),
+                "---\nsource: mcp-capture\nscope: project\nprojects: [beacon]\n---\n# Beacon acquisition codename zephyr\n\nbody\n",
+            ).unwrap();
+            std::os::unix::fs::symlink(&outside2, root.join("brain/escape.md")).unwrap();
+            std::fs::write(
+                root.join("brain/Broken FM.md"),
+                "---\ntitle: [unclosed\n---\n# B\n",
+            )
+            .unwrap();
+        });
+        identify_as(&d, &s, &rx, "atlas");
+        // Pending changes of every kind.
+        let root = d.path().join("vault");
+        std::fs::write(root.join("thinking/Pending Secret Merger.md"), "# M\n").unwrap();
+        std::fs::write(root.join("brain/Visible New.md"), "# V\n").unwrap();
+        std::fs::remove_file(root.join("thinking/Unexposed Layoff Plan.md")).unwrap();
+        let m = tool(&s, &rx, "status", json!({}));
+        let all = m.to_string();
+        for secret in [
+            "Salary",
+            "Layoff",
+            "zephyr",
+            "Zephyr",
+            "target-secret",
+            "elsewhere",
+            "Merger",
+            "escape.md",
+        ] {
+            assert!(!all.contains(secret), "status names {secret}: {all}");
+        }
+        let vault_path = d.path().to_string_lossy().to_string();
+        assert!(
+            !all.contains(&vault_path),
+            "status holds an absolute path: {all}"
+        );
+        let st = &m["result"]["structuredContent"];
+        assert!(st["not_shown"].as_u64().unwrap() >= 4, "{st}");
+        assert_eq!(st["pending"]["added"], json!(["brain/Visible New.md"]));
+        assert!(
+            st["last_update"]["changes"]["added"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p.as_str().unwrap().starts_with("brain/")
+                    || p.as_str().unwrap().starts_with("reference/")
+                    || p.as_str().unwrap().starts_with("work/")
+                    || p.as_str().unwrap().starts_with("org/")
+                    || p.as_str().unwrap().starts_with("perf/")),
+            "{st}"
+        );
+        let m = tool(&s, &rx, "health", json!({}));
+        let all = m.to_string();
+        assert!(
+            !all.contains(&vault_path),
+            "health holds an absolute path: {all}"
+        );
+        assert_eq!(
+            m["result"]["structuredContent"]["caller"]["project"],
+            "atlas"
+        );
+    }
+
+    #[test]
+    fn errors_never_carry_absolute_paths() {
+        let (d, s, _rx) = server(50);
+        let root = d.path().join("vault");
+        for msg in [
+            format!("cannot read {}/brain/x.md: denied", root.display()),
+            "open /etc/shadow failed".to_string(),
+            format!("at {}", d.path().join("outside/y.md").display()),
+        ] {
+            let out = s.scrub(&msg);
+            assert!(
+                !out.contains(&d.path().to_string_lossy().to_string())
+                    && !out.contains("/etc/shadow"),
+                "{out}"
+            );
+        }
+        assert_eq!(
+            s.scrub(&format!("cannot read {}/brain/x.md", root.display())),
+            "cannot read <vault>/brain/x.md"
+        );
+        for keep in [
+            "no such resource: vault://note/brain/../x.md",
+            "brain/Key Decisions.md",
+            "https://example.com/a/b",
+        ] {
+            assert_eq!(s.scrub(keep), keep);
+        }
+    }
+
+    #[test]
+    fn expand_never_parses_notes_over_the_size_limit_and_is_audited_with_the_caller() {
+        let opts = crate::VaultOptions {
+            max_note_bytes: 4_000,
+            ..crate::VaultOptions::default()
+        };
+        let (d, s, rx) = server_with(3000, opts, |root| {
+            let links = "[[Gotchas]] ".repeat(1_000);
+            std::fs::write(
+                root.join("brain/Huge Links.md"),
+                format!("# Huge\n\n{links}\n"),
+            )
+            .unwrap();
+            std::fs::write(
+                root.join("brain/Small Links.md"),
+                "# Small\n\n[[Gotchas]]\n",
+            )
+            .unwrap();
+        });
+        identify_as(&d, &s, &rx, "atlas");
+        let m = tool(&s, &rx, "expand", json!({"note": "Gotchas"}));
+        let from: Vec<String> = m["result"]["structuredContent"]["linked_from"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["path"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            from.contains(&"brain/Small Links.md".to_string()),
+            "{from:?}"
+        );
+        assert!(
+            !from.contains(&"brain/Huge Links.md".to_string()),
+            "parsed an over-limit note: {from:?}"
+        );
+        let m = tool(&s, &rx, "expand", json!({"note": "Huge Links"}));
+        assert_eq!(m["result"]["isError"], true, "{m}");
+        assert!(
+            m["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("4000-byte note limit"),
+            "{m}"
+        );
+        // Every agent-facing call is audited with the real caller.
+        tool(&s, &rx, "status", json!({}));
+        tool(&s, &rx, "health", json!({}));
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}),
+        );
+        next(&rx);
+        let lines = audit_lines(&d);
+        for action in ["expand", "status", "health", "resources_list"] {
+            let l: Vec<&Value> = lines.iter().filter(|l| l["action"] == action).collect();
+            assert!(!l.is_empty(), "{action} not audited");
+            assert!(l.iter().all(|l| l["caller"] == "atlas"), "{action}: {l:?}");
+        }
+    }
+
+    #[test]
+    fn huge_uris_cannot_flush_the_audit_log() {
+        let (d, s, rx) = server(50);
+        tool(&s, &rx, "search", json!({"query": "first audited entry"}));
+        let uri = format!("vault://note/{}", "a".repeat(MAX_PATH_CHARS - 20));
+        for _ in 0..2 {
+            call(
+                &s,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uri}}),
+            );
+            assert!(next(&rx).get("error").is_some());
+        }
+        let lines = audit_lines(&d);
+        assert_eq!(
+            lines[0]["query"], "first audited entry",
+            "the query is logged once"
+        );
+        let denied: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["action"] == "resource_denied")
+            .collect();
+        assert_eq!(denied.len(), 2);
+        for l in denied {
+            assert!(l["uri"].as_str().unwrap().contains("[truncated:"), "{l}");
+            assert!(l.to_string().len() < 1_000);
+        }
+        // Over the argument limit: refused before anything is read or logged at length.
+        let uri = format!("vault://note/{}", "a".repeat(MAX_PATH_CHARS));
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}}),
+        );
+        let m = next(&rx);
+        assert_eq!(m["error"]["code"], -32602);
+        assert!(
+            m["error"]["message"].as_str().unwrap().contains("`uri`"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn health_names_only_memories_the_caller_may_recall() {
+        let (d, s, rx) = server_with(3000, crate::VaultOptions::default(), |root| {
+            std::fs::create_dir_all(root.join("memories/2026/01")).unwrap();
+            std::fs::write(
+                root.join("memories/2026/01/zephyr-acquisition-lesson.md"),
+                "---\nsource: mcp-capture\nscope: project\nprojects: [zephyrcorp]\nconfidence: verified\npromoted: \"brain/Nowhere.md#^gone\"\n---\n# Zephyr acquisition lesson\n\nA lesson body long enough to be a memory of its own.\n",
+            )
+            .unwrap();
+        });
+        // The owner's view names the file and its project.
+        let owner = s
+            .vault
+            .health(&Caller::named("zephyrcorp").unwrap())
+            .unwrap();
+        let owner_text = format!("{:?}{:?}", owner.warnings, owner.notes);
+        assert!(
+            owner_text.contains("zephyr-acquisition-lesson"),
+            "{owner_text}"
+        );
+        identify_as(&d, &s, &rx, "atlas");
+        let m = tool(&s, &rx, "health", json!({}));
+        let all = m.to_string();
+        assert!(
+            !all.contains("zephyr"),
+            "health names another project's memory: {all}"
+        );
+        assert!(
+            all.contains("1 memory file(s) this caller cannot recall"),
+            "{all}"
+        );
     }
 }

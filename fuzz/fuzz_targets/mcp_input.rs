@@ -34,6 +34,7 @@ fn server() -> &'static Arc<McpServer> {
 fuzz_target!(|data: &[u8]| {
     let line = String::from_utf8_lossy(data);
     if let Some(h) = server().handle_line(&line) {
-        h.join().expect("a request thread panicked");
+        // Workers catch panics and answer -32603; the fuzzer checks every answer is valid JSON.
+        h.wait();
     }
 });

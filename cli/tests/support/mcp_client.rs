@@ -3,14 +3,15 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 
 use serde_json::{Value, json};
 
 /// A `mindex mcp --no-vectors` server, initialised with `repo` as its only root.
 pub struct Client {
     child: Child,
-    pub stdin: ChildStdin,
+    /// `None` once [`Client::close`] closed it.
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     next: i64,
 }
@@ -22,6 +23,17 @@ impl Client {
 
     /// As [`Client::start`], with extra `mcp` arguments.
     pub fn start_with(vault: &Path, repo: &Path, extra: &[&str]) -> Client {
+        let mut c = Client::start_unidentified(vault, extra);
+        let roots = c.recv();
+        assert_eq!(roots["method"], "roots/list");
+        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
+            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
+        c
+    }
+
+    /// A server initialised (`initialize`, `notifications/initialized`) whose `roots/list`
+    /// request is left unanswered and unread: the next message is that request.
+    pub fn start_unidentified(vault: &Path, extra: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
             .args(["mcp", "--no-vectors"])
             .args(extra)
@@ -37,7 +49,7 @@ impl Client {
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut c = Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
             next: 1,
         };
@@ -46,16 +58,57 @@ impl Client {
                        "clientInfo": {"name": "mindex-tests", "version": "1"}}}));
         c.recv();
         c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let roots = c.recv();
-        assert_eq!(roots["method"], "roots/list");
-        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
-            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
         c
     }
 
     pub fn send(&mut self, v: Value) {
-        writeln!(self.stdin, "{v}").unwrap();
-        self.stdin.flush().unwrap();
+        self.send_raw(format!("{v}\n").as_bytes());
+    }
+
+    /// Writes bytes as they are (a line needs its own `\n`).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Writes every line from a second thread while reading, and returns the first `answers`
+    /// messages that carry an id (responses and server requests), in arrival order. (Writing
+    /// everything before reading would deadlock once both pipes are full.)
+    pub fn burst(&mut self, lines: &[String], answers: usize) -> Vec<Value> {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        let stdout = &mut self.stdout;
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut w = std::io::BufWriter::new(stdin);
+                for l in lines {
+                    // The server may be gone; the reader reports what came back.
+                    if writeln!(w, "{l}").is_err() {
+                        return;
+                    }
+                }
+                let _ = w.flush();
+            });
+            let mut out = Vec::with_capacity(answers);
+            let mut line = String::new();
+            while out.len() < answers {
+                line.clear();
+                if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let v: Value = serde_json::from_str(&line).unwrap();
+                if v.get("id").is_some_and(|id| !id.is_null()) {
+                    out.push(v);
+                }
+            }
+            out
+        })
+    }
+
+    /// Closes the server's stdin and waits for it to exit.
+    pub fn close(mut self) -> ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
     }
 
     pub fn recv(&mut self) -> Value {

@@ -358,6 +358,9 @@ pub struct WorkRecord {
 }
 
 const MEMORY_LOCK: &str = "memory.lock";
+/// Links of one note `expand` considers (the first ones, in note order): bounds the work of a
+/// note made of hundreds of thousands of links.
+pub(crate) const EXPAND_MAX_LINKS: usize = 10_000;
 
 impl Vault {
     /// The policy and store for the current manifest (re-read when the manifest changes).
@@ -759,20 +762,56 @@ impl Vault {
 
     /// A note and its visible neighbourhood: links out (visible ones named, others counted)
     /// and the visible notes linking to it. `note` is a title, label, path or `vault://` URI.
+    /// Audited with an unknown caller; agent surfaces use [`Vault::expand_as`].
     pub fn expand(&self, note: &str) -> Result<Expansion> {
+        self.expand_as(note, None)
+    }
+
+    /// [`Vault::expand`], audited under `caller` (the project, `None` for unknown).
+    ///
+    /// Bounded whatever the vault holds: a note over the index's size limit
+    /// ([`VaultOptions::max_note_bytes`](crate::VaultOptions)) is never read or parsed (as the
+    /// seed it is refused, as a neighbour it contributes no links), and at most
+    /// 10,000 links of each note (`EXPAND_MAX_LINKS`) are considered.
+    pub fn expand_as(&self, note: &str, caller: Option<&str>) -> Result<Expansion> {
         let ctx = self.agent();
         let visible = ctx.exposure.visible_files();
         let state = self.state().ok().flatten();
+        let max_bytes = self.options.max_note_bytes;
         let links_of = |f: &VisibleFile| -> Vec<String> {
             if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel)) {
-                return ns.links.clone();
+                return ns.links.iter().take(EXPAND_MAX_LINKS).cloned().collect();
             }
-            fs::read_to_string(self.root.join(&f.rel))
-                .map(|t| super::link_targets(&crate::note::parse_note(&f.rel, &t).note))
-                .unwrap_or_default()
+            let path = self.root.join(&f.rel);
+            if fs::metadata(&path).map_or(true, |m| m.len() > max_bytes) {
+                return Vec::new();
+            }
+            let Ok(file) = fs::File::open(&path) else {
+                return Vec::new();
+            };
+            // Read no more than the limit even if the file grew since the size check.
+            let mut text = String::new();
+            if std::io::Read::read_to_string(&mut std::io::Read::take(file, max_bytes), &mut text)
+                .is_err()
+            {
+                return Vec::new();
+            }
+            let mut links = super::link_targets(&crate::note::parse_note(&f.rel, &text).note);
+            links.truncate(EXPAND_MAX_LINKS);
+            links
         };
         let seed = pick_seed(note, &visible)?;
         let target = &visible[seed];
+        let size = fs::metadata(self.root.join(&target.rel)).map_or(0, |m| m.len());
+        if size > max_bytes {
+            return Err(Error::invalid(
+                "note",
+                format!(
+                    "{} is {size} bytes, over the {max_bytes}-byte note limit of the index: it is not indexed and its links are not read",
+                    target.rel
+                ),
+            ));
+        }
         let by_label: HashMap<String, usize> = visible
             .iter()
             .enumerate()
@@ -814,15 +853,14 @@ impl Vault {
                 path: f.rel.clone(),
             })
             .collect();
-        let description = fs::read_to_string(self.root.join(&target.rel))
-            .ok()
+        let description = crate::exposure::read_head(&self.root.join(&target.rel), 64_000)
             .and_then(|t| match text::parse_frontmatter(&t).get("description") {
                 Some(text::FmValue::Scalar(s)) if !s.is_empty() => Some(s.clone()),
                 _ => None,
             });
         self.audit_log().append(
             "expand",
-            None,
+            caller,
             json!({"note": note, "found": target.rel, "hidden": hidden}),
         );
         Ok(Expansion {
@@ -916,6 +954,16 @@ impl Vault {
     /// What an agent session sees of this vault: caller, memory root, store, exposed roots,
     /// index, with warnings for anything that degrades retrieval.
     pub fn health(&self, caller: &Caller) -> Result<Health> {
+        self.health_inner(caller, false)
+    }
+
+    /// [`Vault::health`] as served to an agent: warnings and notes name only memories the
+    /// caller may recall (and the projects those reach); the rest are counted, never named.
+    pub fn health_as_agent(&self, caller: &Caller) -> Result<Health> {
+        self.health_inner(caller, true)
+    }
+
+    fn health_inner(&self, caller: &Caller, agent_view: bool) -> Result<Health> {
         let ctx = self.agent();
         let (entries, parsed) = ctx.store.all();
         let agent: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
@@ -965,7 +1013,18 @@ impl Vault {
                 .iter()
                 .filter_map(|m| Some((m.path.as_str(), m.promoted.as_deref()?))),
         );
+        // Agents see memory files (whose names are their titles) only when they may recall them.
+        let nameable: HashSet<&str> = agent
+            .iter()
+            .filter(|m| !agent_view || m.visible_to(caller))
+            .map(|m| m.path.as_str())
+            .collect();
+        let mut unnamed = 0usize;
         for (rel, p) in &pa.broken {
+            if !nameable.contains(rel.as_str()) {
+                unnamed += 1;
+                continue;
+            }
             let why = match p {
                 Promotion::StaleAnchor { note, anchor, .. } => {
                     format!("anchor {anchor} no longer resolves in {note}")
@@ -979,7 +1038,16 @@ impl Vault {
             ));
         }
         for rel in &pa.unparsed {
+            if !nameable.contains(rel.as_str()) {
+                unnamed += 1;
+                continue;
+            }
             warnings.push(format!("{rel} has a promoted: marker that cannot be read."));
+        }
+        if unnamed > 0 {
+            warnings.push(format!(
+                "{unnamed} memory file(s) this caller cannot recall have a broken or unreadable promoted: marker; run `mindex health` in the vault to see them."
+            ));
         }
         if !pa.named_only.is_empty() {
             notes.push(format!(
@@ -994,7 +1062,7 @@ impl Vault {
             known.insert(p.to_lowercase());
         }
         let mut orphan_projects: HashMap<String, usize> = HashMap::new();
-        for m in &agent {
+        for m in agent.iter().filter(|m| nameable.contains(m.path.as_str())) {
             for p in &m.projects {
                 if !known.contains(&p.to_lowercase()) {
                     *orphan_projects.entry(p.clone()).or_default() += 1;
