@@ -27,7 +27,7 @@ mod reason;
 mod render;
 mod work;
 
-pub use reason::{REASON_TIMEOUT, ReasonOptions, Reasoning, ScopedHits};
+pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
 
 pub use agent::{
     BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,
