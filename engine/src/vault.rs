@@ -28,6 +28,7 @@ mod render;
 mod work;
 
 pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
+pub use work::MAX_WORK_NOTE_BYTES;
 
 pub use agent::{
     BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,
@@ -842,6 +843,27 @@ impl Vault {
         pending::remove(&tickets);
         let _ = fs::remove_file(&ticket);
         Ok(())
+    }
+
+    /// [`Vault::index_now`], then whether `written` is really in the index: `Err` says why not
+    /// (the index could not be refreshed, or it skipped the file, e.g. over `max_note_bytes`),
+    /// so a write never reports `indexed: true` for a note search cannot find.
+    pub(crate) fn index_written(
+        &self,
+        rels: &[String],
+        written: &str,
+    ) -> std::result::Result<(), String> {
+        self.index_now(rels)
+            .map_err(|e| format!("the search index could not be refreshed ({e})"))?;
+        match IndexState::load(&self.state_path()) {
+            Ok(Some(s)) if s.notes.contains_key(written) => Ok(()),
+            Ok(Some(s)) => Err(match s.skipped.get(written) {
+                Some(sk) => format!("the index skipped it: {}", sk.warning.message),
+                None => "the index does not hold it yet".to_string(),
+            }),
+            Ok(None) => Err("there is no index state".to_string()),
+            Err(e) => Err(format!("the index state could not be read ({e})")),
+        }
     }
 
     /// Replaces one note in the index (or removes it when it is gone), keeping `state` in step.
