@@ -166,6 +166,86 @@ fn open_tasks_brain_index_and_md_case() {
     assert!(ctx.contains("- project-x"), "active work: {ctx}");
 }
 
+/// The briefing shows agents only what the exposure policy lets them see, and no control
+/// characters: private notes (open tasks, titles, descriptions, paths), never-exposed names and
+/// memory files stay out of every section, on session-start and in the Stop report.
+#[test]
+fn the_briefing_withholds_private_notes_and_strips_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"mcp_never_expose": ["salaries.md"], "memory_root": "memories"}"#,
+    );
+    write(
+        root,
+        "work/active/Secret Merger.md",
+        "---\nprivate: true\nstatus: done\n---\n# Merger\n- [ ] PRIVATETASK call the bank\n",
+    );
+    write(
+        root,
+        "brain/Hidden Topic.md",
+        "---\ndescription: PRIVATEDESCRIPTION\ntags: [private]\n---\n- a point\n",
+    );
+    write(
+        root,
+        "work/active/salaries.md",
+        "# S\n- [ ] NEVEREXPOSEDTASK\n",
+    );
+    write(
+        root,
+        "memories/2026/01/other-projects-lesson.md",
+        "---\nsource: mcp-capture\n---\n# Lesson\n",
+    );
+    write(
+        root,
+        "work/active/Public Plan.md",
+        "# Plan\n- [ ] PUBLICTASK ship \u{1b}[31mred\u{7} and \u{9b}c1 \r\n",
+    );
+    write(
+        root,
+        "brain/Loud.md",
+        "---\ndescription: \"bell\\a and \\e[2J escape\"\n---\n- a point\n",
+    );
+    write(
+        root,
+        "brain/North Star.md",
+        "---\nprivate: true\n---\n# NS\n## Current Focus\n- PRIVATEGOAL\n",
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("PUBLICTASK"), "{ctx}");
+    assert!(ctx.contains("./work/active/Public Plan.md"), "{ctx}");
+    for hidden in [
+        "PRIVATETASK",
+        "Secret Merger",
+        "Hidden Topic",
+        "PRIVATEDESCRIPTION",
+        "NEVEREXPOSEDTASK",
+        "salaries",
+        "other-projects-lesson",
+        "PRIVATEGOAL",
+    ] {
+        assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
+    }
+    assert!(
+        ctx.contains("### North Star (current goals)\n(withheld: the note is private)"),
+        "{ctx}"
+    );
+    assert!(
+        !ctx.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "control characters: {ctx:?}"
+    );
+    assert!(ctx.contains("ship [31mred and c1"), "{ctx:?}");
+    assert!(ctx.contains("[[Loud]] — bell"), "{ctx:?}");
+
+    // The Stop report shares the scan: the private finished note is not named there either.
+    let stop = serde_json::json!({"session_id": "s9", "hook_event_name": "SessionEnd"});
+    let out = hook(root, "stop", &stop);
+    assert!(!out.contains("Secret Merger"), "{out}");
+}
+
 #[test]
 fn listing_collapses_big_flat_folders_only() {
     let dir = tempfile::tempdir().unwrap();

@@ -276,6 +276,21 @@ pub(crate) fn is_md(name: &str) -> bool {
         && name[name.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
+/// `text` without control characters (C0, DEL, C1: ESC, BEL, carriage returns, …), newlines
+/// and tabs kept: what a hook prints comes from files anyone could have written, and must not
+/// drive the terminal or the agent's renderer.
+pub(crate) fn strip_controls(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
+}
+
+/// A vault-relative path on one line: newlines and carriage returns in a file name shown as
+/// `\n` and `\r`.
+pub(crate) fn one_line(rel: &str) -> String {
+    rel.replace('\r', "\\r").replace('\n', "\\n")
+}
+
 /// The name without a case-insensitive `.md`.
 pub(crate) fn strip_md(name: &str) -> &str {
     if is_md(name) {
