@@ -39,7 +39,10 @@ use crate::vault::INDEX_DIR_NAME;
 pub use crate::audit::iso_utc_now as iso_now;
 pub use classify::{SIGNALS, Signal, classify};
 pub use clock::LocalTime;
-pub use compact::{KEEP_BACKUPS, SESSION_LOGS, list_backups, prune as prune_backups};
+pub use compact::{
+    KEEP_BACKUPS, SESSION_LOGS, accept_transcript, list_backups, prune as prune_backups,
+    transcript_roots,
+};
 pub use hygiene::{Cluster, OpenLoop};
 pub use hygiene::{HygieneReport, hygiene_scan};
 pub use session::{HOOK_CAP_CHARS, InjectionMode, SESSION_BUDGET_CAP};
@@ -130,10 +133,14 @@ pub struct HookContext {
     /// The agent's environment file (Claude Code's `CLAUDE_ENV_FILE`): session-start appends
     /// `export MINDEX_VAULT='<root>'` to it.
     pub env_file: Option<PathBuf>,
+    /// The folders agents keep their session transcripts in: pre-compact backs up only a
+    /// transcript under one of them ([`compact::transcript_roots`] by default).
+    pub transcript_roots: Vec<PathBuf>,
 }
 
 impl HookContext {
-    /// A context for the vault at `root`, now, with state under `<root>/.mindex/hooks`.
+    /// A context for the vault at `root`, now, with state under `<root>/.mindex/hooks` and the
+    /// agents' transcript folders of this user ([`compact::transcript_roots`]).
     pub fn new(root: impl Into<PathBuf>) -> HookContext {
         let root = root.into();
         HookContext {
@@ -141,6 +148,7 @@ impl HookContext {
             root,
             now: SystemTime::now(),
             env_file: None,
+            transcript_roots: compact::transcript_roots(),
         }
     }
 
