@@ -579,9 +579,23 @@ impl Vault {
         self.update(progress)
     }
 
+    /// Creates the index folder, but never the vault around it: when the vault folder is gone
+    /// (moved or deleted while this handle was open) this fails with
+    /// [`Error::VaultNotFound`] instead of leaving an empty vault with an index at the old path.
+    fn ensure_index_dir(&self) -> Result<()> {
+        if !self.root.is_dir() {
+            return Err(Error::VaultNotFound {
+                path: self.root.clone(),
+                detail: "the vault folder is gone (moved or deleted); open it at its new location"
+                    .into(),
+            });
+        }
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))
+    }
+
     fn update_with(&self, progress: &dyn Progress, verify: bool) -> Result<UpdateReport> {
         let t0 = Instant::now();
-        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
         let mut writer = lexical.writer()?;
         // The state is read under the writer lock so that concurrent updates serialise cleanly.
@@ -790,7 +804,7 @@ impl Vault {
     /// writer; after [`WRITER_WAIT`] the call fails with [`Error::Busy`], its ticket left for
     /// the next writer (the note itself is already on disk).
     pub(crate) fn index_now(&self, rels: &[String]) -> Result<()> {
-        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
         if created {
             return self.update(&NoProgress).map(|_| ());
