@@ -446,6 +446,7 @@ fn reason_options(timeout_s: Option<u64>) -> mindex::ReasonOptions {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
         timeout: timeout_s.map(std::time::Duration::from_secs),
+        ..mindex::ReasonOptions::default()
     }
 }
 

@@ -25,6 +25,8 @@ fn hook_in(vault: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> Out
         .env_remove("GEMINI_PROJECT_DIR")
         .env_remove("MINDEX_HOOK_DEBUG")
         .env_remove("HOOK_DEBUG")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
         .env("CLAUDE_PROJECT_DIR", vault)
         .env("MINDEX_HOOK_NO_REFRESH", "1")
         .stdin(Stdio::piped())
@@ -164,6 +166,86 @@ fn open_tasks_brain_index_and_md_case() {
     );
     assert!(ctx.contains("- new goal") && !ctx.contains("old goal"));
     assert!(ctx.contains("- project-x"), "active work: {ctx}");
+}
+
+/// The briefing shows agents only what the exposure policy lets them see, and no control
+/// characters: private notes (open tasks, titles, descriptions, paths), never-exposed names and
+/// memory files stay out of every section, on session-start and in the Stop report.
+#[test]
+fn the_briefing_withholds_private_notes_and_strips_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"mcp_never_expose": ["salaries.md"], "memory_root": "memories"}"#,
+    );
+    write(
+        root,
+        "work/active/Secret Merger.md",
+        "---\nprivate: true\nstatus: done\n---\n# Merger\n- [ ] PRIVATETASK call the bank\n",
+    );
+    write(
+        root,
+        "brain/Hidden Topic.md",
+        "---\ndescription: PRIVATEDESCRIPTION\ntags: [private]\n---\n- a point\n",
+    );
+    write(
+        root,
+        "work/active/salaries.md",
+        "# S\n- [ ] NEVEREXPOSEDTASK\n",
+    );
+    write(
+        root,
+        "memories/2026/01/other-projects-lesson.md",
+        "---\nsource: mcp-capture\n---\n# Lesson\n",
+    );
+    write(
+        root,
+        "work/active/Public Plan.md",
+        "# Plan\n- [ ] PUBLICTASK ship \u{1b}[31mred\u{7} and \u{9b}c1 \r\n",
+    );
+    write(
+        root,
+        "brain/Loud.md",
+        "---\ndescription: \"bell\\a and \\e[2J escape\"\n---\n- a point\n",
+    );
+    write(
+        root,
+        "brain/North Star.md",
+        "---\nprivate: true\n---\n# NS\n## Current Focus\n- PRIVATEGOAL\n",
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("PUBLICTASK"), "{ctx}");
+    assert!(ctx.contains("./work/active/Public Plan.md"), "{ctx}");
+    for hidden in [
+        "PRIVATETASK",
+        "Secret Merger",
+        "Hidden Topic",
+        "PRIVATEDESCRIPTION",
+        "NEVEREXPOSEDTASK",
+        "salaries",
+        "other-projects-lesson",
+        "PRIVATEGOAL",
+    ] {
+        assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
+    }
+    assert!(
+        ctx.contains("### North Star (current goals)\n(withheld: the note is private)"),
+        "{ctx}"
+    );
+    assert!(
+        !ctx.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "control characters: {ctx:?}"
+    );
+    assert!(ctx.contains("ship [31mred and c1"), "{ctx:?}");
+    assert!(ctx.contains("[[Loud]] — bell"), "{ctx:?}");
+
+    // The Stop report shares the scan: the private finished note is not named there either.
+    let stop = serde_json::json!({"session_id": "s9", "hook_event_name": "SessionEnd"});
+    let out = hook(root, "stop", &stop);
+    assert!(!out.contains("Secret Merger"), "{out}");
 }
 
 #[test]
@@ -688,13 +770,22 @@ fn pre_compact_backs_the_transcript_up_and_keeps_thirty() {
             40 - i,
         );
     }
-    let transcript = dir.path().join("t.jsonl");
+    // The agent's transcript lives in its own folder under the (test's) home.
+    let home = dir.path().join("home");
+    let transcript = home.join(".claude/projects/-vault/t.jsonl");
+    fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     fs::write(&transcript, "{\"type\":\"user\"}\n").unwrap();
-    let out = hook(
-        root,
-        "pre-compact",
-        &serde_json::json!({"transcript_path": transcript, "trigger": "manual"}),
-    );
+    let home_env = [("HOME", home.to_str().unwrap())];
+    let compact = |payload: &Value| {
+        let out = hook_in(
+            root,
+            "pre-compact",
+            payload.to_string().as_bytes(),
+            &home_env,
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = compact(&serde_json::json!({"transcript_path": transcript, "trigger": "manual"}));
     assert_eq!(out, "", "pre-compact prints nothing");
     let names: Vec<String> = fs::read_dir(&logs)
         .unwrap()
@@ -720,6 +811,68 @@ fn pre_compact_backs_the_transcript_up_and_keeps_thirty() {
         assert_eq!(hook(root, "pre-compact", &p), "");
     }
     assert!(hook_in(root, "pre-compact", b"", &[]).stdout.is_empty());
+}
+
+/// Only the agent's own transcript is ever copied into the vault, and a second backup in the
+/// same second gets its own name.
+#[test]
+fn pre_compact_copies_only_the_agents_transcript_and_never_overwrites_a_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("vault");
+    fs::create_dir_all(&root).unwrap();
+    let home = dir.path().join("home");
+    let sessions = home.join(".claude/projects/-vault");
+    fs::create_dir_all(&sessions).unwrap();
+    fs::write(dir.path().join("secret.jsonl"), "SECRET-OUTSIDE\n").unwrap();
+    fs::write(root.join("inside.jsonl"), "VAULT-FILE\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.jsonl"), sessions.join("link.jsonl"))
+        .unwrap();
+    fs::write(sessions.join("notes.txt"), "NOT-JSONL\n").unwrap();
+    let home_env = [("HOME", home.to_str().unwrap())];
+    let logs = root.join("thinking/session-logs");
+    let sessions_s = sessions.display().to_string();
+    for bad in [
+        "../../../etc/hostname".to_string(),
+        "/etc/hostname".to_string(),
+        "inside.jsonl".to_string(),
+        root.join("inside.jsonl").display().to_string(),
+        dir.path().join("secret.jsonl").display().to_string(),
+        format!("{sessions_s}/../../../../secret.jsonl"),
+        format!("{sessions_s}/link.jsonl"),
+        format!("{sessions_s}/notes.txt"),
+        sessions_s.clone(),
+    ] {
+        let payload = serde_json::json!({"transcript_path": bad, "trigger": "auto"});
+        let out = hook_in(
+            &root,
+            "pre-compact",
+            payload.to_string().as_bytes(),
+            &home_env,
+        );
+        assert!(out.stdout.is_empty(), "{bad}");
+        assert!(
+            !logs.exists() || fs::read_dir(&logs).unwrap().count() == 0,
+            "{bad} was copied into the vault"
+        );
+    }
+    // The real transcript, backed up three times within a second: three files.
+    let t = sessions.join("s.jsonl");
+    for i in 0..3 {
+        fs::write(&t, format!("{{\"n\":{i}}}\n")).unwrap();
+        let payload = serde_json::json!({"transcript_path": t, "trigger": "manual"});
+        hook_in(
+            &root,
+            "pre-compact",
+            payload.to_string().as_bytes(),
+            &home_env,
+        );
+    }
+    let mut texts: Vec<String> = fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    texts.sort();
+    assert_eq!(texts, ["{\"n\":0}\n", "{\"n\":1}\n", "{\"n\":2}\n"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -858,7 +1011,9 @@ fn template_agent_configs_call_mindex_hook_and_wire_stop_once() {
 #[test]
 fn recorded_agent_payloads_through_the_template_wiring() {
     let (d, v) = template_vault();
-    let transcript = d.path().join("transcript.jsonl");
+    let home = d.path().join("home");
+    let transcript = home.join(".claude/projects/-vault/transcript.jsonl");
+    fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     fs::write(&transcript, "{\"type\":\"user\",\"message\":\"hi\"}\n").unwrap();
     write(&v, "work/active/Ledger Cutover.md", "# Ledger Cutover\n");
     let all = payloads(&v, &transcript);
@@ -884,6 +1039,9 @@ fn recorded_agent_payloads_through_the_template_wiring() {
                 .env_remove("CLAUDE_PROJECT_DIR")
                 .env(&project_var, &v)
                 .env("MINDEX_HOOK_NO_REFRESH", "1")
+                .env("HOME", &home)
+                .env_remove("CLAUDE_CONFIG_DIR")
+                .env_remove("CODEX_HOME")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())

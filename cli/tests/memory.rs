@@ -733,3 +733,91 @@ fn promoted_memories_serve_the_promoted_text() {
             .contains("Promotions: 1 servable, 1 named only (add an anchor")
     );
 }
+
+/// Runs `mindex --vault V args` from outside the vault with `stdin` piped in.
+fn with_stdin(f: &Fixture, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .arg("--vault")
+        .arg(&f.vault)
+        .args(args)
+        .env_remove("MINDEX_VAULT")
+        .env_remove("MINDEX_INDEX_DIR")
+        .env_remove("MINDEX_CALLER")
+        .current_dir(&f.outside)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn oversized_memories_and_work_notes_are_refused_with_the_limit() {
+    let f = Fixture::new();
+    let body = BODY.repeat(20 * 1024 * 1024 / BODY.len());
+    let out = with_stdin(
+        &f,
+        &[
+            "remember",
+            "--caller",
+            "atlas",
+            "--title",
+            "Externals",
+            "--body",
+            "-",
+            "--confidence",
+            "inferred",
+            "--json",
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["refusal"]["kind"], "validation");
+    let e = r["refusal"]["errors"][0].as_str().unwrap();
+    assert!(
+        e.starts_with(&format!(
+            "body is {} bytes; the limit is 32768 bytes (32 KiB).",
+            body.len()
+        )),
+        "{e}"
+    );
+    assert!(f.memory_files().is_empty(), "nothing written");
+
+    let summary = "Moved the ledger. ".repeat(300 * 1024 / 18);
+    let out = with_stdin(
+        &f,
+        &[
+            "record-work",
+            "--caller",
+            "atlas",
+            "--title",
+            "Ledger move",
+            "--summary",
+            "-",
+        ],
+        summary.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(largest field: summary, ")
+            && err.contains("the limit for one note is 262144 bytes (256 KiB)"),
+        "{err}"
+    );
+    assert!(!f.vault.join("projects").exists() && !f.vault.join("inbox").exists());
+}

@@ -648,6 +648,25 @@ fn a_full_disk_fails_writes_cleanly() {
     let vs = vault.to_str().unwrap();
     assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
     let before = paths_for(&vault, None, "connection pool exhausted");
+    let index_files_before = files(&vault.join(".mindex/lexical"));
+    // Notes the next update must index, written while there is still room: enough distinct
+    // words that their segment does not fit in the room left below.
+    fs::write(
+        vault.join("reference/New.md"),
+        "# New\n\nA quokkaledger note written before the disk filled up.\n",
+    )
+    .unwrap();
+    let mut seed = 7u64;
+    for n in 0..30 {
+        let mut text = format!("# Bulk {n}\n\n");
+        for _ in 0..2500 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(&format!("w{:x} ", seed >> 40));
+        }
+        fs::write(vault.join(format!("reference/Bulk {n}.md")), text).unwrap();
+    }
     // Fill the disk.
     let filler = disk.0.join("filler");
     {
@@ -689,18 +708,45 @@ fn a_full_disk_fails_writes_cleanly() {
         memories_before,
         "nothing half-written: {after:?}"
     );
-    // An update that needs room fails clearly; the old index still answers.
-    fs::write(
-        vault.join("reference/New.md"),
-        "# New\n\nA note written before the disk filled up.\n",
-    )
-    .ok();
+    // An update that needs room fails clearly, naming the real cure; it is rolled back (no
+    // orphaned segment files, though it ran out of room half-way through writing them); the
+    // old index still answers.
+    {
+        let f = fs::OpenOptions::new().write(true).open(&filler).unwrap();
+        let len = f.metadata().unwrap().len();
+        f.set_len(len.saturating_sub(192 * 1024)).unwrap();
+    }
     let u = mindex(&["update", "--json", "--vault", vs]);
     no_crash(&u, "update on a full disk");
+    assert!(
+        !u.status.success(),
+        "an update cannot commit on a full disk"
+    );
+    let e: Value = serde_json::from_slice(&u.stdout).unwrap();
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("No space left on device")
+            && msg.contains("free disk space, then run `mindex update` again")
+            && !msg.contains("--rebuild"),
+        "the error names the cure: {msg}"
+    );
+    assert_eq!(
+        files(&vault.join(".mindex/lexical")),
+        index_files_before,
+        "the failed update left no segment files behind"
+    );
     assert_eq!(paths_for(&vault, None, "connection pool exhausted"), before);
+    let st: Value =
+        serde_json::from_slice(&mindex(&["status", "--json", "--vault", vs]).stdout).unwrap();
+    assert!(st["damaged"].as_array().unwrap().is_empty(), "{st}");
     // Room again: everything works.
     fs::remove_file(&filler).unwrap();
     assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    assert_eq!(
+        paths_for(&vault, None, "quokkaledger"),
+        ["reference/New.md"],
+        "the rerun indexed the note"
+    );
     let r = mindex(&[
         "remember",
         "-q",

@@ -39,7 +39,10 @@ use crate::vault::INDEX_DIR_NAME;
 pub use crate::audit::iso_utc_now as iso_now;
 pub use classify::{SIGNALS, Signal, classify};
 pub use clock::LocalTime;
-pub use compact::{KEEP_BACKUPS, SESSION_LOGS, list_backups, prune as prune_backups};
+pub use compact::{
+    KEEP_BACKUPS, SESSION_LOGS, accept_transcript, list_backups, prune as prune_backups,
+    transcript_roots,
+};
 pub use hygiene::{Cluster, OpenLoop};
 pub use hygiene::{HygieneReport, hygiene_scan};
 pub use session::{HOOK_CAP_CHARS, InjectionMode, SESSION_BUDGET_CAP};
@@ -130,10 +133,14 @@ pub struct HookContext {
     /// The agent's environment file (Claude Code's `CLAUDE_ENV_FILE`): session-start appends
     /// `export MINDEX_VAULT='<root>'` to it.
     pub env_file: Option<PathBuf>,
+    /// The folders agents keep their session transcripts in: pre-compact backs up only a
+    /// transcript under one of them ([`compact::transcript_roots`] by default).
+    pub transcript_roots: Vec<PathBuf>,
 }
 
 impl HookContext {
-    /// A context for the vault at `root`, now, with state under `<root>/.mindex/hooks`.
+    /// A context for the vault at `root`, now, with state under `<root>/.mindex/hooks` and the
+    /// agents' transcript folders of this user ([`compact::transcript_roots`]).
     pub fn new(root: impl Into<PathBuf>) -> HookContext {
         let root = root.into();
         HookContext {
@@ -141,6 +148,7 @@ impl HookContext {
             root,
             now: SystemTime::now(),
             env_file: None,
+            transcript_roots: compact::transcript_roots(),
         }
     }
 
@@ -274,6 +282,21 @@ pub(crate) fn is_md(name: &str) -> bool {
     name.len() > 3
         && name.is_char_boundary(name.len() - 3)
         && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+}
+
+/// `text` without control characters (C0, DEL, C1: ESC, BEL, carriage returns, …), newlines
+/// and tabs kept: what a hook prints comes from files anyone could have written, and must not
+/// drive the terminal or the agent's renderer.
+pub(crate) fn strip_controls(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
+}
+
+/// A vault-relative path on one line: newlines and carriage returns in a file name shown as
+/// `\n` and `\r`.
+pub(crate) fn one_line(rel: &str) -> String {
+    rel.replace('\r', "\\r").replace('\n', "\\n")
 }
 
 /// The name without a case-insensitive `.md`.

@@ -386,7 +386,9 @@ impl Lexical {
         // are merged by full updates, so no single write pays for rewriting them.
         let mut policy = tantivy::merge_policy::LogMergePolicy::default();
         policy.set_max_docs_before_merge(SMALL_MERGE_MAX_DOCS);
-        w.writer.set_merge_policy(Box::new(policy));
+        if let Some(iw) = &w.writer {
+            iw.set_merge_policy(Box::new(policy));
+        }
         Ok(w)
     }
 
@@ -401,8 +403,11 @@ impl Lexical {
                 other => Error::from(other),
             })?;
         Ok(LexicalWriter {
-            writer,
+            writer: Some(writer),
             fields: self.fields,
+            before: segment_files(&self.dir),
+            dir: self.dir.clone(),
+            dirty: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -781,21 +786,138 @@ fn sections_field(c: &Chunk) -> String {
 }
 
 /// Holds the index writer lock while an update is applied.
+///
+/// A writer that changed something and is dropped without a successful [`Self::commit`] (an
+/// error on the way, a failed commit on a full disk) rolls back and deletes the segment files
+/// the uncommitted changes wrote, so a failed update leaves only the last commit's files.
 pub(crate) struct LexicalWriter {
-    writer: IndexWriter,
+    /// `None` once a commit has consumed it.
+    writer: Option<IndexWriter>,
     fields: Fields,
+    dir: PathBuf,
+    /// The segment files present when the writer was opened.
+    before: std::collections::HashSet<String>,
+    /// Whether anything was added or deleted since the writer was opened.
+    dirty: std::sync::atomic::AtomicBool,
 }
 
+impl Drop for LexicalWriter {
+    fn drop(&mut self) {
+        self.discard();
+    }
+}
+
+/// Whether a tantivy error comes from a full disk (or quota).
+fn disk_full(e: &tantivy::TantivyError) -> bool {
+    let text = format!("{e} {e:?}");
+    text.contains("No space left on device")
+        || text.contains("os error 28")
+        || text.contains("Disk quota exceeded")
+        || text.contains("StorageFull")
+}
+
+/// Whether the filesystem holding `dir` has (almost) no room left: tantivy reports a full disk
+/// inside its worker threads only as "an index writer was killed", without the OS error.
+fn no_room(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: statvfs writes into the zeroed struct given; the path is NUL-terminated.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+            return false;
+        }
+        (st.f_bavail as u64).saturating_mul(st.f_frsize as u64) < NO_ROOM_BYTES
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        false
+    }
+}
+
+/// The names of the segment files in `dir` (`<32 hex digits>.<ext>`).
+fn segment_files(dir: &Path) -> std::collections::HashSet<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Default::default();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| {
+            n.split_once('.').is_some_and(|(stem, _)| {
+                stem.len() == 32 && stem.bytes().all(|b| b.is_ascii_hexdigit())
+            })
+        })
+        .collect()
+}
+
+/// Free space under which a failed index write is put down to a full disk (1 MiB).
+const NO_ROOM_BYTES: u64 = 1 << 20;
+
 impl LexicalWriter {
+    fn mark(&self) {
+        self.dirty.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Rolls uncommitted changes back and deletes the files only they used.
+    fn discard(&mut self) {
+        if !self.dirty.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.rollback();
+            let _ = w.garbage_collect_files().wait();
+            // tantivy collects only the files it registered; on a full disk a segment file can
+            // be created whose registration failed. Under the writer lock, a segment file that
+            // is new since the writer opened and not in the last commit is such an orphan.
+            let Ok(live) = w.index().searchable_segment_ids() else {
+                return;
+            };
+            let live: std::collections::HashSet<String> =
+                live.iter().map(|id| id.uuid_string()).collect();
+            for name in segment_files(&self.dir) {
+                let stem = name.split_once('.').map_or(name.as_str(), |(s, _)| s);
+                if !live.contains(stem) && !self.before.contains(&name) {
+                    let _ = std::fs::remove_file(self.dir.join(&name));
+                }
+            }
+        }
+    }
+
+    /// The error a failed write gives: a full disk names its cure (free space, run the update
+    /// again: the index was rolled back and still answers), never `--rebuild`.
+    fn failed(&self, e: tantivy::TantivyError) -> Error {
+        if disk_full(&e) || no_room(&self.dir) {
+            Error::Io {
+                path: self.dir.clone(),
+                source: std::sync::Arc::new(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "No space left on device: the update was rolled back and the index still answers as before; free disk space, then run `mindex update` again",
+                )),
+            }
+        } else {
+            Error::from(e)
+        }
+    }
+
     /// Removes every chunk of a note.
     pub fn delete_note(&self, path: &str) {
-        self.writer
-            .delete_term(Term::from_field_text(self.fields.path, path));
+        if let Some(w) = &self.writer {
+            self.mark();
+            w.delete_term(Term::from_field_text(self.fields.path, path));
+        }
     }
 
     /// Removes every document.
     pub fn delete_all(&mut self) -> Result<()> {
-        self.writer.delete_all_documents()?;
+        self.mark();
+        if let Some(w) = self.writer.as_mut() {
+            w.delete_all_documents().map_err(|e| self.failed(e))?;
+        }
         Ok(())
     }
 
@@ -813,8 +935,12 @@ impl LexicalWriter {
             .path
             .trim_end_matches(".md")
             .replace(['/', '-', '_'], " ");
+        let Some(w) = &self.writer else {
+            return Ok(());
+        };
+        self.mark();
         for c in chunks {
-            self.writer.add_document(doc!(
+            w.add_document(doc!(
                 f.path => note.path.as_str(),
                 f.folder => note.path.split_once('/').map_or("", |(top, _)| top),
                 f.path_text => path_text.as_str(),
@@ -830,18 +956,32 @@ impl LexicalWriter {
                 f.line_end => c.line_end as u64,
                 f.chunk => c.index as u64,
                 f.key => chunk_key(&embed_text(&note.title, &c.heading(), &c.text)),
-            ))?;
+            ))
+            .map_err(|e| self.failed(e))?;
         }
         Ok(())
     }
 
     /// Commits every change atomically and waits for merges to settle.
+    /// A failed commit is rolled back and its files deleted (see the type's docs).
     pub fn commit(mut self) -> Result<()> {
-        self.writer.commit()?;
+        let Some(w) = self.writer.as_mut() else {
+            return Ok(());
+        };
+        if let Err(e) = w.commit() {
+            let err = self.failed(e);
+            self.discard();
+            return Err(err);
+        }
+        self.dirty
+            .store(false, std::sync::atomic::Ordering::Relaxed);
         // A commit makes a segment; the merge policy schedules merges of similar-sized ones.
         // Dropping the writer would cancel them, and a store written a few notes at a time would
         // pile up one segment per write (every search pays per segment), so wait for them.
-        self.writer.wait_merging_threads().map_err(Error::from)?;
+        let Some(w) = self.writer.take() else {
+            return Ok(());
+        };
+        w.wait_merging_threads().map_err(|e| self.failed(e))?;
         Ok(())
     }
 }

@@ -68,8 +68,9 @@ pub use mcp::{
 pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
 pub use memory::{
-    Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE, MEMORY_SOURCE,
-    Memory, MemoryInput, RELATED_THRESHOLD, SUPERSEDED_REASON, Scope,
+    Confidence, DEFAULT_RECALL_LIMIT, DUPLICATE_THRESHOLD, HAND_FILED_SOURCE,
+    MAX_MEMORY_BODY_BYTES, MAX_MEMORY_FIELD_BYTES, MEMORY_SOURCE, Memory, MemoryInput,
+    RELATED_THRESHOLD, SUPERSEDED_REASON, Scope,
 };
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
 pub use query::{
@@ -81,10 +82,11 @@ pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
     BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, Expansion, GraphAudit,
-    Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MultiGetItem, NoProgress, NoteText,
-    Progress, REASON_TIMEOUT, ReasonOptions, Reasoning, Recall, RecallOptions, RecallRanking,
-    RecalledMemory, Refusal, Remembered, ScopedHits, Status, Vault, VaultOptions, VectorStatus,
-    WRITER_WAIT, WorkInput, WorkKind, WorkRecord, find_vault_root, parse_get_spec,
+    Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MAX_WORK_NOTE_BYTES, MultiGetItem,
+    NoProgress, NoteText, Progress, REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning,
+    Recall, RecallOptions, RecallRanking, RecalledMemory, Refusal, Remembered, ScopedHits, Status,
+    Vault, VaultOptions, VectorStatus, WRITER_WAIT, WorkInput, WorkKind, WorkRecord,
+    find_vault_root, parse_get_spec,
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};

@@ -31,6 +31,15 @@ pub const MIN_BODY_CHARS: usize = 40;
 pub const MAX_TITLE_CHARS: usize = 200;
 /// Bodies longer than this get a warning (never a refusal).
 pub const BODY_WARN_CHARS: usize = 8000;
+/// The largest memory body accepted, in UTF-8 bytes (32 KiB): four times the size that already
+/// draws a "split it" warning ([`BODY_WARN_CHARS`]), far above any real lesson. Every recall
+/// serves the bodies it returns, so one oversized memory (a pasted log, a whole file) would cost
+/// every caller; it is refused instead, naming the field, its size and this limit.
+pub const MAX_MEMORY_BODY_BYTES: usize = 32 * 1024;
+/// The largest value of any other memory field, in UTF-8 bytes (4 KiB): the title, the
+/// verification and generality texts, and each list (`projects`, `platforms`, `links`,
+/// `supersedes`) counted over all its items.
+pub const MAX_MEMORY_FIELD_BYTES: usize = 4 * 1024;
 /// Names tried for one memory before giving up (`title.md`, `title (2).md` …).
 pub(crate) const CLAIM_ATTEMPTS: usize = 50;
 /// Default number of memories `recall` returns.
@@ -216,6 +225,57 @@ fn nonblank(s: &Option<String>) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The size errors of a memory input, one per field over its limit ([`MAX_MEMORY_BODY_BYTES`]
+/// for the body, [`MAX_MEMORY_FIELD_BYTES`] for every other field), each naming the field, its
+/// size and the limit. Checked before anything else reads the input.
+pub(crate) fn size_errors(input: &MemoryInput) -> Vec<String> {
+    let texts = [
+        ("title", input.title.len()),
+        ("body", input.body.len()),
+        (
+            "verification",
+            input.verification.as_deref().map_or(0, str::len),
+        ),
+        (
+            "generality",
+            input.generality.as_deref().map_or(0, str::len),
+        ),
+        ("scope", input.scope.as_deref().map_or(0, str::len)),
+        ("confidence", input.confidence.len()),
+    ];
+    let lists = [
+        ("projects", &input.projects),
+        ("platforms", &input.platforms),
+        ("links", &input.links),
+        ("supersedes", &input.supersedes),
+    ];
+    let all = texts.into_iter().chain(
+        lists
+            .into_iter()
+            .map(|(k, l)| (k, l.iter().map(String::len).sum::<usize>())),
+    );
+    let mut errors = Vec::new();
+    for (field, bytes) in all {
+        let limit = if field == "body" {
+            MAX_MEMORY_BODY_BYTES
+        } else {
+            MAX_MEMORY_FIELD_BYTES
+        };
+        if bytes > limit {
+            let hint = if field == "body" {
+                " A memory is one lesson: state it briefly, or record long material as a note with record_work."
+            } else {
+                ""
+            };
+            errors.push(format!(
+                "{field} is {bytes} bytes; the limit is {limit} bytes ({} KiB).{hint}",
+                limit / 1024
+            ));
+        }
+    }
+    errors
+}
+
 /// Checks a memory against the contract: every input error is collected in one pass; then the
 /// scope is narrowed (never widened), a memory that would reach nobody is refused, and a
 /// confidence that a rule flagged is capped.
@@ -223,7 +283,7 @@ pub(crate) fn validate(
     input: &MemoryInput,
     origin: Option<&str>,
 ) -> std::result::Result<Validated, Vec<String>> {
-    let mut errors = Vec::new();
+    let mut errors = size_errors(input);
     let mut warnings = Vec::new();
     let title = input.title.trim();
     if title.is_empty() {

@@ -27,7 +27,8 @@ mod reason;
 mod render;
 mod work;
 
-pub use reason::{REASON_TIMEOUT, ReasonOptions, Reasoning, ScopedHits};
+pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
+pub use work::MAX_WORK_NOTE_BYTES;
 
 pub use agent::{
     BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,
@@ -578,9 +579,23 @@ impl Vault {
         self.update(progress)
     }
 
+    /// Creates the index folder, but never the vault around it: when the vault folder is gone
+    /// (moved or deleted while this handle was open) this fails with
+    /// [`Error::VaultNotFound`] instead of leaving an empty vault with an index at the old path.
+    fn ensure_index_dir(&self) -> Result<()> {
+        if !self.root.is_dir() {
+            return Err(Error::VaultNotFound {
+                path: self.root.clone(),
+                detail: "the vault folder is gone (moved or deleted); open it at its new location"
+                    .into(),
+            });
+        }
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))
+    }
+
     fn update_with(&self, progress: &dyn Progress, verify: bool) -> Result<UpdateReport> {
         let t0 = Instant::now();
-        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
         let mut writer = lexical.writer()?;
         // The state is read under the writer lock so that concurrent updates serialise cleanly.
@@ -789,7 +804,7 @@ impl Vault {
     /// writer; after [`WRITER_WAIT`] the call fails with [`Error::Busy`], its ticket left for
     /// the next writer (the note itself is already on disk).
     pub(crate) fn index_now(&self, rels: &[String]) -> Result<()> {
-        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
         if created {
             return self.update(&NoProgress).map(|_| ());
@@ -842,6 +857,27 @@ impl Vault {
         pending::remove(&tickets);
         let _ = fs::remove_file(&ticket);
         Ok(())
+    }
+
+    /// [`Vault::index_now`], then whether `written` is really in the index: `Err` says why not
+    /// (the index could not be refreshed, or it skipped the file, e.g. over `max_note_bytes`),
+    /// so a write never reports `indexed: true` for a note search cannot find.
+    pub(crate) fn index_written(
+        &self,
+        rels: &[String],
+        written: &str,
+    ) -> std::result::Result<(), String> {
+        self.index_now(rels)
+            .map_err(|e| format!("the search index could not be refreshed ({e})"))?;
+        match IndexState::load(&self.state_path()) {
+            Ok(Some(s)) if s.notes.contains_key(written) => Ok(()),
+            Ok(Some(s)) => Err(match s.skipped.get(written) {
+                Some(sk) => format!("the index skipped it: {}", sk.warning.message),
+                None => "the index does not hold it yet".to_string(),
+            }),
+            Ok(None) => Err("there is no index state".to_string()),
+            Err(e) => Err(format!("the index state could not be read ({e})")),
+        }
     }
 
     /// Replaces one note in the index (or removes it when it is gone), keeping `state` in step.

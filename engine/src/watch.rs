@@ -18,7 +18,11 @@
 //! - missed events (queue overflow, a watcher that started late, a filesystem without events)
 //!   are caught by an update on start and a periodic reconciliation (default every 60 s) that
 //!   re-hashes every file ([`Vault::update_verified`]), so even an edit that kept a file's size
-//!   and mtime is found.
+//!   and mtime is found;
+//! - the vault folder itself is checked before every update and at least every 100 ms: when it
+//!   is gone or another folder stands at its path (it was moved, deleted or replaced), the
+//!   watcher stops with [`Error::VaultNotFound`] rather than index the wrong folder or recreate
+//!   an empty index at the old path.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,8 +96,44 @@ struct Seen {
     rescan: bool,
 }
 
+/// Which folder stands at the vault's path: device and inode (the path alone elsewhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RootIdentity {
+    dev: u64,
+    ino: u64,
+}
+
+impl RootIdentity {
+    fn of(root: &Path) -> Option<RootIdentity> {
+        let m = std::fs::metadata(root)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            Some(RootIdentity {
+                dev: m.dev(),
+                ino: m.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = m;
+            Some(RootIdentity { dev: 0, ino: 0 })
+        }
+    }
+}
+
+fn vanished(root: &Path) -> Error {
+    Error::VaultNotFound {
+        path: root.to_path_buf(),
+        detail: "the vault folder was moved, deleted or replaced while it was watched; watching stopped (start `mindex watch` again at its new location)".into(),
+    }
+}
+
 impl Vault {
     /// Watches the vault until `stop` is set, keeping the index current; `on` hears every batch.
+    /// Returns [`Error::VaultNotFound`] when the vault folder is moved, deleted or replaced.
     pub fn watch(
         &self,
         opts: &WatchOptions,
@@ -113,10 +153,19 @@ impl Vault {
                     format!("cannot watch {}: {e}", self.root().display()),
                 )
             })?;
+        let identity = RootIdentity::of(self.root()).ok_or_else(|| vanished(self.root()))?;
+        let intact = || -> Result<()> {
+            if RootIdentity::of(self.root()) == Some(identity) {
+                Ok(())
+            } else {
+                Err(vanished(self.root()))
+            }
+        };
         let report = self.update_retrying(stop, false)?;
         on(WatchEvent::Started { report });
         let mut last_update = Instant::now();
         while !stop.load(Ordering::Relaxed) {
+            intact()?;
             let until_reconcile = opts
                 .reconcile_every
                 .saturating_sub(last_update.elapsed())
@@ -125,6 +174,7 @@ impl Vault {
                 Ok(ev) => ev,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if last_update.elapsed() >= opts.reconcile_every {
+                        intact()?;
                         match self.update_retrying(stop, true) {
                             Ok(report) if !report.changes.is_empty() => {
                                 on(WatchEvent::Reconciled { report })
@@ -182,6 +232,7 @@ impl Vault {
             if events == 0 {
                 continue;
             }
+            intact()?;
             if rescan {
                 on(WatchEvent::Rescanned);
             }

@@ -278,3 +278,59 @@ fn a_late_start_and_a_silent_edit_are_caught() {
     assert!(found(&h.reader, "firsttokn").is_empty());
     h.finish();
 }
+
+/// A watched vault moved away: the watcher stops with a clear error instead of running on, and
+/// nothing (no `.mindex/`, no vault folder) is recreated at the old path; a handle still open
+/// on the old path refuses to update rather than build an empty index there.
+#[test]
+fn a_moved_vault_stops_the_watcher_and_nothing_is_recreated_at_the_old_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("vault");
+    fs::create_dir_all(root.join("notes")).unwrap();
+    fs::write(root.join("notes/Target.md"), note(0)).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let watcher = {
+        let (root, stop) = (root.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let v = Vault::open(&root, VaultOptions::default()).unwrap();
+            let r = v.watch(&WatchOptions::default(), &stop, &mut |e| {
+                if matches!(e, WatchEvent::Started { .. }) {
+                    let _ = tx.send(());
+                }
+            });
+            (v, r)
+        })
+    };
+    rx.recv_timeout(Duration::from_secs(20)).expect("started");
+    let moved = dir.path().join("moved-vault");
+    fs::rename(&root, &moved).unwrap();
+    // Edits at the new place keep coming; the watcher must not follow them to the old path.
+    fs::write(moved.join("notes/Target.md"), note(1)).unwrap();
+    let t = Instant::now();
+    while !watcher.is_finished() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the watcher kept running after the move"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (v, r) = watcher.join().unwrap();
+    let e = r.expect_err("the watcher stops with an error");
+    assert!(matches!(e, mindex::Error::VaultNotFound { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&root.display().to_string()) && msg.contains("moved"),
+        "{msg}"
+    );
+    assert!(!root.exists(), "nothing recreated at the old path");
+    // The handle on the old path refuses to update, and still creates nothing.
+    let e = v.update(&NoProgress).unwrap_err();
+    assert!(matches!(e, mindex::Error::VaultNotFound { .. }), "{e:?}");
+    assert!(!root.exists());
+    stop.store(true, Ordering::Relaxed);
+    assert!(
+        moved.join(".mindex").is_dir(),
+        "the index moved with the vault"
+    );
+}

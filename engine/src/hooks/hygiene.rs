@@ -10,8 +10,10 @@ use std::time::{Duration, SystemTime};
 use regex::Regex;
 use serde::Serialize;
 
-use super::{is_md, strip_md};
-use crate::exposure::read_head;
+use rayon::prelude::*;
+
+use super::{is_md, strip_controls, strip_md};
+use crate::exposure::{Exposure, note_is_private, read_head};
 use crate::manifest::Manifest;
 use crate::memory::promoted::parse_marker;
 use crate::memory::text::{FmValue, parse_frontmatter};
@@ -87,6 +89,45 @@ impl Tree {
         scan_dir(root, "", &mut tree, 0);
         tree.files.sort_by(|a, b| a.rel.cmp(&b.rel));
         tree
+    }
+
+    /// [`Tree::scan`] without what an agent may not see: notes marked private
+    /// ([`note_is_private`]) and files with a never-expose name. The memory root stays (its
+    /// captures are only counted); callers that list files leave it out with
+    /// [`Tree::without_under`].
+    pub(crate) fn scan_for_agents(root: &Path, manifest: &Manifest) -> Tree {
+        let mut tree = Tree::scan(root);
+        let ex = Exposure::resolve(root, manifest, &manifest.memory_root());
+        let hidden: Vec<bool> = tree
+            .files
+            .par_iter()
+            .map(|f| {
+                ex.is_never_exposed(&f.rel)
+                    || (is_md(&f.rel) && note_is_private(&root.join(&f.rel)))
+            })
+            .collect();
+        let mut i = 0;
+        tree.files.retain(|_| {
+            i += 1;
+            !hidden[i - 1]
+        });
+        tree
+    }
+
+    /// This tree without `dir` and everything under it.
+    pub(crate) fn without_under(&self, dir: &str) -> Tree {
+        let inside = |rel: &str| {
+            rel == dir || (rel.starts_with(dir) && rel.as_bytes().get(dir.len()) == Some(&b'/'))
+        };
+        Tree {
+            files: self
+                .files
+                .iter()
+                .filter(|f| !inside(&f.rel))
+                .cloned()
+                .collect(),
+            dirs: self.dirs.iter().filter(|d| !inside(d)).cloned().collect(),
+        }
     }
 
     /// The files directly inside `dir` (vault-relative, no trailing slash).
@@ -189,9 +230,10 @@ pub struct HygieneReport {
     pub memory_root: String,
 }
 
-/// Scans the vault at `root` for drift.
+/// Scans the vault at `root` for drift. Notes an agent may not see (private, never-exposed
+/// names) are left out: the report is shown to agents.
 pub fn hygiene_scan(root: &Path, manifest: &Manifest, now: SystemTime) -> HygieneReport {
-    hygiene_with(root, manifest, now, &Tree::scan(root))
+    hygiene_with(root, manifest, now, &Tree::scan_for_agents(root, manifest))
 }
 
 pub(crate) fn hygiene_with(
@@ -487,7 +529,15 @@ impl HygieneReport {
     }
 
     /// One block of text per kind of drift: a `⚠️` line, then items indented three spaces.
+    /// Control characters (file names may hold any) are stripped, newlines and tabs aside.
     pub fn blocks(&self) -> Vec<String> {
+        self.raw_blocks()
+            .iter()
+            .map(|b| strip_controls(b))
+            .collect()
+    }
+
+    fn raw_blocks(&self) -> Vec<String> {
         let mut blocks = Vec::new();
         let list = |head: String, items: Vec<String>| {
             let total = items.len();

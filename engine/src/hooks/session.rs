@@ -10,8 +10,10 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::hygiene::{Tree, hygiene_with, is_infra, name_of, parent_of, root_infrastructure};
-use super::{HookContext, HookOutcome, Payload, hook_output, is_md, strip_md};
-use crate::exposure::read_head;
+use super::{
+    HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
+};
+use crate::exposure::{note_is_private, read_head};
 use crate::manifest::Manifest;
 use crate::memory::text::{FmValue, parse_frontmatter};
 use crate::vault::INDEX_DIR_NAME;
@@ -109,7 +111,12 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         }
     }
     let manifest = ctx.manifest();
-    let sections = sections(ctx, &manifest, mode);
+    let mut sections = sections(ctx, &manifest, mode);
+    // Every text comes from files anyone could have written: no control characters reach the
+    // agent (newlines and tabs aside).
+    for s in &mut sections {
+        s.body = strip_controls(&s.body);
+    }
     let budget = parse_budget(manifest.value("eager_layer_budget_bytes"));
     let text = fit(sections, budget);
     out.stdout = hook_output(&p.event_name(super::HookEvent::SessionStart), &text, &[]);
@@ -240,7 +247,10 @@ pub(crate) fn fit(mut sections: Vec<Section>, budget: Option<usize>) -> String {
 
 fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<Section> {
     let root = &ctx.root;
-    let tree = Tree::scan(root);
+    // Only what an agent may see: private notes and never-exposed names are left out of every
+    // section, and the memory store's files out of every listing.
+    let tree = Tree::scan_for_agents(root, manifest);
+    let listed = tree.without_under(&manifest.memory_root());
     let mut out = vec![Section {
         header: None,
         body: "## Session Context".into(),
@@ -268,7 +278,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
         out.push(
             Section::new(
                 "### Brain Topics (read on demand)",
-                brain_topics(root, &tree),
+                brain_topics(root, &listed),
             )
             .degrades(40, "(Over budget — list brain/ on demand.)"),
         );
@@ -277,8 +287,10 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
         Section::new("### Recent Changes (last 48h)", recent_changes(root))
             .degrades(20, "(Over budget — run git log on demand.)"),
     );
-    out.push(Section::new("### Open Tasks", open_tasks(root, manifest, &tree)).never_degrades(10));
-    out.push(Section::new("### Active Work", active_work(&tree)).never_degrades(10));
+    out.push(
+        Section::new("### Open Tasks", open_tasks(root, manifest, &listed)).never_degrades(10),
+    );
+    out.push(Section::new("### Active Work", active_work(&listed)).never_degrades(10));
     if mode == InjectionMode::Full {
         let threshold = manifest
             .value("listing_collapse_threshold")
@@ -286,7 +298,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
             .filter(|t| *t > 0)
             .map_or(DEFAULT_COLLAPSE_THRESHOLD, |t| t as usize);
         out.push(
-            Section::new("### Vault File Listing", listing(&tree, threshold)).degrades(
+            Section::new("### Vault File Listing", listing(&listed, threshold)).degrades(
                 50,
                 "(Over budget — Glob or `mindex search` the vault on demand.)",
             ),
@@ -309,7 +321,14 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
 }
 
 fn north_star(root: &Path) -> String {
-    let Ok(text) = std::fs::read_to_string(root.join("brain/North Star.md")) else {
+    let path = root.join("brain/North Star.md");
+    if !path.is_file() {
+        return "(not found)".into();
+    }
+    if note_is_private(&path) {
+        return "(withheld: the note is private)".into();
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else {
         return "(not found)".into();
     };
     let body = crate::memory::text::frontmatter_block(&text)
@@ -360,7 +379,11 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
             BULLET_WITH_TEXT.is_match(l) || (!t.is_empty() && !t.starts_with('#'))
         });
         let empty = if has_text { "" } else { " (empty)" };
-        lines.push(format!("- [[{name}]] — {description}{empty}"));
+        lines.push(format!(
+            "- [[{}]] — {}{empty}",
+            one_line(name),
+            one_line(&description)
+        ));
     }
     if lines.is_empty() {
         "(none)".into()
@@ -447,8 +470,7 @@ fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
             continue;
         }
         total += tasks.len();
-        let path = f.rel.replace('\r', "\\r").replace('\n', "\\n");
-        let _ = writeln!(out, "{path}:");
+        let _ = writeln!(out, "{}:", one_line(&f.rel));
         for t in tasks {
             let _ = writeln!(out, "  {}", t.trim());
         }
@@ -465,12 +487,12 @@ fn active_work(tree: &Tree) -> String {
     let mut items: Vec<String> = tree
         .files_in("work/active")
         .filter(|f| is_md(&f.rel))
-        .map(|f| strip_md(name_of(&f.rel)).to_string())
+        .map(|f| one_line(strip_md(name_of(&f.rel))))
         .collect();
     for d in &tree.dirs {
         if parent_of(d) == "work/active" {
             let n = tree.files_under(d).filter(|f| is_md(&f.rel)).count();
-            items.push(format!("{}/ ({n} notes)", name_of(d)));
+            items.push(format!("{}/ ({n} notes)", one_line(name_of(d))));
         }
     }
     if items.is_empty() {
@@ -523,11 +545,12 @@ pub(crate) fn listing(tree: &Tree, threshold: usize) -> String {
         }) {
             continue;
         }
-        lines.push(format!("./{}", f.rel));
+        lines.push(format!("./{}", one_line(&f.rel)));
     }
     for (d, n) in &collapsed {
         lines.push(format!(
-            "./{d}/ — {n} notes (listing collapsed — Glob or `mindex search` on demand)"
+            "./{}/ — {n} notes (listing collapsed — Glob or `mindex search` on demand)",
+            one_line(d)
         ));
     }
     lines.sort();

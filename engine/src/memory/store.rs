@@ -287,39 +287,157 @@ impl MemoryStore {
     /// Adds `new_title` to the `superseded_by` list of the memory at `rel`. Only engine-written
     /// memories (`source: mcp-capture`) are ever modified; the edit is atomic (temp file and
     /// rename) and serialised across processes by the store lock, so no back-link is lost.
+    ///
+    /// A human (or any tool that ignores the lock) may be editing the file at the same time, so
+    /// no edit of theirs is ever dropped: right before the rename the file must still be the
+    /// version read (same inode, size, mtime and ctime, same bytes), else the edit starts over
+    /// on the new version; and after the rename the replaced file is watched for
+    /// [`LATE_WRITE_GRACE`], because a writer that opened it just before writes into it rather
+    /// than into the new file: appended bytes are appended to the new file, and a rewrite puts
+    /// the writer's version back and starts over. After [`MARK_ATTEMPTS`] rounds of changes the
+    /// back-link is refused, every edit kept.
     pub fn mark_superseded(&self, rel: &str, new_title: &str) -> Mark {
         let abs = self.vault.join(rel);
         let _lock = match lock_file(&self.lock_path) {
             Ok(l) => l,
             Err(e) => return Mark::Refused(format!("cannot lock the memory store: {e}")),
         };
-        let md = match fs::read_to_string(&abs) {
-            Ok(s) => s,
-            Err(_) => return Mark::Refused(format!("cannot read {rel}")),
-        };
-        match text::parse_frontmatter(&md).get("source") {
-            Some(FmValue::Scalar(s)) if s == MEMORY_SOURCE => {}
-            _ => {
-                return Mark::Refused(format!(
-                    "refusing to modify {rel}: not an agent-written memory (source is not {MEMORY_SOURCE})"
-                ));
+        for _ in 0..MARK_ATTEMPTS {
+            match mark_once(&abs, rel, new_title) {
+                Ok(m) => {
+                    if m == Mark::Marked {
+                        self.invalidate(rel);
+                    }
+                    return m;
+                }
+                Err(Changed) => {
+                    self.invalidate(rel);
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
             }
         }
-        let next = match text::add_to_frontmatter_list(&md, "superseded_by", new_title) {
-            FmEdit::Changed(s) => s,
-            FmEdit::AlreadyPresent => return Mark::AlreadyPresent,
-            FmEdit::NoFrontmatter => {
-                return Mark::Refused(format!("refusing to modify {rel}: no frontmatter"));
-            }
-        };
-        match replace_file(&abs, next.as_bytes()) {
-            Ok(()) => {
-                self.invalidate(rel);
-                Mark::Marked
-            }
-            Err(e) => Mark::Refused(format!("cannot write {rel}: {e}")),
+        Mark::Refused(format!(
+            "{rel} kept changing while its back-link was written (someone is editing it): not back-linked, every edit kept; supersede it again once the edit is done"
+        ))
+    }
+}
+
+/// How many times a back-link is tried while the memory keeps changing under it.
+pub(crate) const MARK_ATTEMPTS: usize = 10;
+
+/// How long the file a back-link replaced is watched for writes of editors that opened it just
+/// before the rename (their bytes land in the replaced file, not the new one).
+pub(crate) const LATE_WRITE_GRACE: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// The file changed under a back-link; start over.
+struct Changed;
+
+fn read_from_start(f: &mut File) -> io::Result<Vec<u8>> {
+    use std::io::{Read as _, Seek as _};
+    f.seek(io::SeekFrom::Start(0))?;
+    let mut out = Vec::new();
+    f.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// One round of [`MemoryStore::mark_superseded`] (the store lock held).
+fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark, Changed> {
+    let cannot_read = || Mark::Refused(format!("cannot read {rel}"));
+    let Ok(mut old) = File::open(abs) else {
+        return Ok(cannot_read());
+    };
+    let Ok(key) = old.metadata().map(|m| FileKey::of(&m)) else {
+        return Ok(cannot_read());
+    };
+    let Ok(read) = read_from_start(&mut old) else {
+        return Ok(cannot_read());
+    };
+    let Ok(md) = String::from_utf8(read) else {
+        return Ok(Mark::Refused(format!(
+            "refusing to modify {rel}: not UTF-8 text"
+        )));
+    };
+    match text::parse_frontmatter(&md).get("source") {
+        Some(FmValue::Scalar(s)) if s == MEMORY_SOURCE => {}
+        _ => {
+            return Ok(Mark::Refused(format!(
+                "refusing to modify {rel}: not an agent-written memory (source is not {MEMORY_SOURCE})"
+            )));
         }
     }
+    let next = match text::add_to_frontmatter_list(&md, "superseded_by", new_title) {
+        FmEdit::Changed(s) => s,
+        FmEdit::AlreadyPresent => return Ok(Mark::AlreadyPresent),
+        FmEdit::NoFrontmatter => {
+            return Ok(Mark::Refused(format!(
+                "refusing to modify {rel}: no frontmatter"
+            )));
+        }
+    };
+    let dir = abs.parent().unwrap_or(Path::new("."));
+    let tmp = temp_path(dir);
+    let written = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(next.as_bytes())?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Ok(Mark::Refused(format!("cannot write {rel}: {e}")));
+    }
+    // Right before the rename: still the version read?
+    let unchanged = fs::metadata(abs).is_ok_and(|m| FileKey::of(&m) == key)
+        && read_from_start(&mut old).is_ok_and(|b| b == md.as_bytes());
+    if !unchanged {
+        let _ = fs::remove_file(&tmp);
+        return Err(Changed);
+    }
+    if let Err(e) = fs::rename(&tmp, abs) {
+        let _ = fs::remove_file(&tmp);
+        return Ok(Mark::Refused(format!("cannot write {rel}: {e}")));
+    }
+    sync_dir(dir);
+    // Writes of editors that opened the replaced file before the rename.
+    let mut seen = md.into_bytes();
+    let mut ours = next.into_bytes();
+    for _ in 0..MARK_ATTEMPTS {
+        std::thread::sleep(LATE_WRITE_GRACE);
+        let Ok(late) = read_from_start(&mut old) else {
+            break;
+        };
+        if late == seen {
+            return Ok(Mark::Marked);
+        }
+        if let Some(extra) = late.strip_prefix(seen.as_slice()) {
+            // Appended: the same bytes go to the end of the new file.
+            let appended = OpenOptions::new()
+                .append(true)
+                .open(abs)
+                .and_then(|mut f| f.write_all(extra).and_then(|()| f.sync_all()));
+            if let Err(e) = appended {
+                return Ok(Mark::Refused(format!(
+                    "{rel} changed while its back-link was written and the change could not be carried over ({e}); the edit is in no file now, please redo it"
+                )));
+            }
+            ours.extend_from_slice(extra);
+            seen = late;
+        } else {
+            // Rewritten: the writer's version wins, plus whatever was appended to the new
+            // file since; then the back-link starts over on top of it.
+            let current = fs::read(abs).unwrap_or_default();
+            if let Some(added) = current.strip_prefix(ours.as_slice()) {
+                let mut restored = late;
+                restored.extend_from_slice(added);
+                if let Err(e) = replace_file(abs, &restored) {
+                    return Ok(Mark::Refused(format!(
+                        "{rel} was rewritten while its back-link was written and could not be restored ({e})"
+                    )));
+                }
+            }
+            return Err(Changed);
+        }
+    }
+    Ok(Mark::Marked)
 }
 
 /// Takes an exclusive lock on `path` (created if missing), blocking until it is free.

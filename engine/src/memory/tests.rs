@@ -766,6 +766,67 @@ fn the_parse_cache_rereads_only_changed_files() {
     }
 }
 
+/// A human appends a line every ~0.5 ms (open, append, close, like `echo >>`) while the memory
+/// is superseded again and again: every line and every back-link must be in the file at the end.
+#[test]
+fn supersession_never_loses_a_concurrent_human_edit() {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (d, s) = store();
+    let v = validate(&input("Old title", BODY, "inferred"), Some("atlas")).unwrap();
+    let rel = s
+        .write((2026, 7, 1), "old title", &render(&v, &fixed_now(), &[]))
+        .unwrap();
+    let abs = d.path().join(&rel);
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (abs, stop) = (abs.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let mut f = fs::OpenOptions::new().append(true).open(&abs).unwrap();
+                f.write_all(format!("human line {n}\n").as_bytes()).unwrap();
+                drop(f);
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_micros(500));
+            }
+            n
+        })
+    };
+    let mut marked = Vec::new();
+    let mut refused = 0;
+    for i in 0..150 {
+        let title = format!("Correction {i}");
+        match s.mark_superseded(&rel, &title) {
+            Mark::Marked => marked.push(title),
+            Mark::Refused(why) => {
+                assert!(why.contains("kept changing"), "{why}");
+                refused += 1;
+            }
+            Mark::AlreadyPresent => panic!("{title} already present"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let lines = writer.join().unwrap();
+    let text = fs::read_to_string(&abs).unwrap();
+    let missing: Vec<usize> = (0..lines)
+        .filter(|n| !text.contains(&format!("human line {n}\n")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {lines} human lines lost: {missing:?}",
+        missing.len()
+    );
+    let m = Memory::parse(&rel, &text);
+    assert_eq!(m.superseded_by, marked, "every back-link kept");
+    eprintln!(
+        "{lines} human lines, {} back-links, {refused} refused, 0 lost",
+        marked.len()
+    );
+    assert!(lines > 200, "the writer ran throughout ({lines} lines)");
+    assert!(marked.len() > 50, "{refused} refused");
+}
+
 #[test]
 fn supersession_marks_only_engine_memories() {
     let (d, s) = store();

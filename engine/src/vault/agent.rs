@@ -440,6 +440,17 @@ impl Vault {
                 "Refused: this session is running inside the vault itself.\nMemories are written from the repository they were learned in, so their reach names that project. Run this from that repository (or pass --caller NAME), or edit the vault's notes directly.".to_string(),
             ));
         }
+        // Sizes first: nothing reads an oversized input further.
+        let too_big = crate::memory::size_errors(input);
+        if !too_big.is_empty() {
+            log.append(
+                "refused",
+                who,
+                json!({"tool": "remember", "reason": "size", "errors": too_big.len()}),
+            );
+            let message = format!("Refused:\n- {}", too_big.join("\n- "));
+            return Ok(refused(Refusal::Validation { errors: too_big }, message));
+        }
         let opt = |o: &Option<String>| o.clone().unwrap_or_default();
         let (verification, generality, scope) = (
             opt(&input.verification),
@@ -589,7 +600,8 @@ impl Vault {
                 Mark::Refused(why) => out.supersede_failures.push(why),
             }
         }
-        out.indexed = self.index_now(&touched).is_ok();
+        let not_indexed = self.index_written(&touched, &rel).err();
+        out.indexed = not_indexed.is_none();
         out.recorded = true;
         out.path = Some(rel.clone());
         log.append(
@@ -613,8 +625,8 @@ impl Vault {
             msg.push_str(&format!("\nNot back-linked: {f}"));
         }
         out.append_details(&mut msg);
-        if !out.indexed {
-            msg.push_str("\n\nNOTE: the search index could not be refreshed, so this memory may not be findable by query yet (the next `mindex update` indexes it).");
+        if let Some(why) = &not_indexed {
+            msg.push_str(&format!("\n\nNOTE: not indexed: {why}. This memory may not be findable by query yet (the next `mindex update` retries)."));
         }
         out.message = msg;
         Ok(out)

@@ -15,6 +15,11 @@ use crate::memory::text::{self, FieldValue};
 
 /// Names tried for one work note (`stem.md`, `stem-2.md` …).
 const WORK_CLAIM_ATTEMPTS: usize = 500;
+/// The largest note `record_work` writes, in UTF-8 bytes (256 KiB), counted over all input
+/// fields and again over the rendered note: a work log of a long session is a few KiB, so this
+/// is far above any real one, yet a pasted build log or file dump is refused (naming the largest
+/// field, the size and this limit) instead of filling the vault and every search.
+pub const MAX_WORK_NOTE_BYTES: usize = 256 * 1024;
 
 fn refusal(why: String) -> WorkRecord {
     WorkRecord {
@@ -62,6 +67,37 @@ pub(super) fn record_work(
     let who = caller.project.as_deref();
     let opt = |o: &Option<String>| o.clone().unwrap_or_default();
     let (verification, folder) = (opt(&input.verification), opt(&input.folder));
+    let sizes = [
+        ("title", input.title.len()),
+        ("summary", input.summary.len()),
+        ("changes", input.changes.iter().map(String::len).sum()),
+        ("decisions", input.decisions.iter().map(String::len).sum()),
+        ("learned", input.learned.iter().map(String::len).sum()),
+        ("open", input.open.iter().map(String::len).sum()),
+        (
+            "informed_by",
+            input.informed_by.iter().map(String::len).sum(),
+        ),
+        ("verification", verification.len()),
+        ("folder", folder.len()),
+    ];
+    let total: usize = sizes.iter().map(|(_, n)| n).sum();
+    if total > MAX_WORK_NOTE_BYTES {
+        let (field, largest) = sizes
+            .iter()
+            .max_by_key(|(_, n)| *n)
+            .copied()
+            .unwrap_or(("", 0));
+        log.append(
+            "refused",
+            who,
+            json!({"tool": "record_work", "reason": "size", "bytes": total, "field": field}),
+        );
+        return Ok(refusal(format!(
+            "Not recorded: the input is {total} bytes (largest field: {field}, {largest} bytes); the limit for one note is {MAX_WORK_NOTE_BYTES} bytes ({} KiB). Summarise, and link to long material instead of pasting it.",
+            MAX_WORK_NOTE_BYTES / 1024
+        )));
+    }
     let fields: Vec<(&str, FieldValue<'_>)> = vec![
         ("title", FieldValue::Text(&input.title)),
         ("summary", FieldValue::Text(&input.summary)),
@@ -180,6 +216,13 @@ pub(super) fn record_work(
         project.as_deref(),
         &names,
     );
+    if rendered.len() > MAX_WORK_NOTE_BYTES {
+        return Ok(refusal(format!(
+            "Not recorded: the rendered note is {} bytes; the limit for one note is {MAX_WORK_NOTE_BYTES} bytes ({} KiB). Summarise, and link to long material instead of pasting it.",
+            rendered.len(),
+            MAX_WORK_NOTE_BYTES / 1024
+        )));
+    }
     if input.dry_run {
         let preview: String = rendered.chars().take(600).collect();
         return Ok(WorkRecord {
@@ -208,15 +251,18 @@ pub(super) fn record_work(
         "too many work notes with this title",
     )?;
     let rel = format!("{dest_rel}/{name}");
-    let indexed = vault.index_now(std::slice::from_ref(&rel)).is_ok();
+    let not_indexed = vault.index_written(std::slice::from_ref(&rel), &rel).err();
+    let indexed = not_indexed.is_none();
     log.append(
         "record_work",
         who,
         json!({"path": rel, "routed": route, "indexed": indexed}),
     );
     let mut message = format!("Recorded: {rel}\nRouting: {route}");
-    if !indexed {
-        message.push_str("\n\nNOTE: the search index could not be refreshed, so this note may not be findable by query yet.");
+    if let Some(why) = &not_indexed {
+        message.push_str(&format!(
+            "\n\nNOTE: not indexed: {why}. This note may not be findable by query yet."
+        ));
     }
     Ok(WorkRecord {
         recorded: true,
