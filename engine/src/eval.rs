@@ -260,7 +260,7 @@ fn read_run(path: &Path) -> Result<HashMap<String, Vec<String>>> {
 }
 
 /// Mean metrics over the judged queries for rankings given per query id.
-fn score_rankings<'a>(
+fn score_rankings(
     mode: EvalMode,
     judged: &[(String, String, &HashMap<String, f64>)],
     mut ranked_for: impl FnMut(&str, &str) -> Result<Vec<String>>,

@@ -1957,6 +1957,7 @@ mod tests {
                 reason: crate::vault::ReasonOptions {
                     command: Some(agent),
                     timeout: Some(Duration::from_secs(20)),
+                    ..Default::default()
                 },
             },
             move |line: &str| {
