@@ -796,8 +796,13 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 let watched = open(cli)?;
                 std::thread::spawn(move || {
                     let stop = std::sync::atomic::AtomicBool::new(false);
-                    // Problems are not the client's business on stdio; the next batch retries.
-                    let _ = watched.watch(&mindex::WatchOptions::default(), &stop, &mut |_| {});
+                    // The watcher retries what it can; when it stops (the vault was moved or
+                    // deleted), say so on stderr, which MCP clients keep as the server's log.
+                    if let Err(e) =
+                        watched.watch(&mindex::WatchOptions::default(), &stop, &mut |_| {})
+                    {
+                        eprintln!("warning: watching stopped: {e}");
+                    }
                 });
             }
             serve_mcp(
