@@ -393,7 +393,14 @@ fn build_prompt(question: &str, ex: &crate::exposure::Exposure, evidence: &str) 
          below says. Never read `{}/`, `.mindex/` or `.claude/`.",
         roots
             .iter()
-            .map(|r| format!("`{r}/`"))
+            .map(|r| {
+                let folder = crate::exposure::root_folder(r);
+                if folder.len() < r.len() {
+                    format!("`{folder}/` (only the notes directly in it)")
+                } else {
+                    format!("`{r}/`")
+                }
+            })
             .collect::<Vec<_>>()
             .join(", "),
         ex.memory_root()
