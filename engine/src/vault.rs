@@ -296,6 +296,42 @@ impl Decoded {
     }
 }
 
+/// A note as the read tools serve it (all of it, or `max_lines` lines from `from_line`, 1-based),
+/// parsed from `text`; `warning` is a problem found while reading, listed before the parse's.
+pub(crate) fn note_text(
+    rel: String,
+    text: &str,
+    warning: Option<Warning>,
+    from_line: Option<usize>,
+    max_lines: Option<usize>,
+) -> NoteText {
+    let parsed = parse_note(&rel, text);
+    let mut warnings: Vec<Warning> = warning.into_iter().collect();
+    warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
+        path: rel.clone(),
+        kind: WarningKind::Frontmatter,
+        message,
+    }));
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let first = (from_line.unwrap_or(1).max(1) - 1).min(total);
+    let last = first
+        .saturating_add(max_lines.unwrap_or(usize::MAX))
+        .min(total);
+    let note = parsed.note;
+    NoteText {
+        path: rel,
+        title: note.title,
+        tags: note.tags,
+        frontmatter: note.frontmatter,
+        text: lines[first..last].join("\n"),
+        line_start: first + 1,
+        line_end: last,
+        total_lines: total,
+        warnings,
+    }
+}
+
 /// Reads a note file with the limits every surface applies: size, binary, UTF-8.
 fn read_note_file(rel: &str, abs: &Path, max_bytes: u64) -> std::result::Result<Decoded, Warning> {
     let warn = |kind, message: String| Warning {
@@ -1067,26 +1103,13 @@ impl Vault {
                 WarningKind::Unreadable => Error::io(&abs, std::io::Error::other(w.message)),
                 _ => Error::invalid("path", w.to_string()),
             })?;
-        let parsed = parse_note(&rel, &decoded.text);
-        let warnings = decoded.warnings_with(&rel, parsed.warnings);
-        let lines: Vec<&str> = decoded.text.lines().collect();
-        let total = lines.len();
-        let start = from_line.unwrap_or(1).max(1);
-        let count = max_lines.unwrap_or(usize::MAX);
-        let first = (start - 1).min(total);
-        let last = first.saturating_add(count).min(total);
-        let note = parsed.note;
-        Ok(NoteText {
-            path: rel,
-            title: note.title,
-            tags: note.tags,
-            frontmatter: note.frontmatter,
-            text: lines[first..last].join("\n"),
-            line_start: first + 1,
-            line_end: last,
-            total_lines: total,
-            warnings,
-        })
+        Ok(note_text(
+            rel,
+            &decoded.text,
+            decoded.warning,
+            from_line,
+            max_lines,
+        ))
     }
 
     /// Reads every note matching `patterns`: comma-separated globs (`work/**/*.md`) or note paths.

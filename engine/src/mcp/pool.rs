@@ -89,6 +89,11 @@ impl Lane {
         })
     }
 
+    /// Worker threads this lane has started (never more than its limit).
+    pub(crate) fn workers(&self) -> usize {
+        self.lock().workers
+    }
+
     fn lock(&self) -> MutexGuard<'_, LaneState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
