@@ -90,6 +90,7 @@ impl Lane {
     }
 
     /// Worker threads this lane has started (never more than its limit).
+    #[cfg(test)]
     pub(crate) fn workers(&self) -> usize {
         self.lock().workers
     }
