@@ -405,6 +405,10 @@ impl Lexical {
                 },
                 other => Error::from(other),
             })?;
+        // A writer killed mid-update (SIGKILL, power loss) leaves the files it wrote but never
+        // committed; the next writer would reuse their names (same opstamps) and fail with
+        // "FileAlreadyExists". Holding the writer lock, nothing else writes: collect them first.
+        let _ = writer.garbage_collect_files().wait();
         Ok(LexicalWriter {
             writer: Some(writer),
             fields: self.fields,
