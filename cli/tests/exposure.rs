@@ -320,23 +320,18 @@ fn only_memories_the_caller_sees_can_be_superseded_or_named() {
     assert_eq!(own["superseded_by"], json!([]), "{own}");
 
     // A near-duplicate of a memory evil cannot see is not revealed (and not refused).
-    let out = f.run(&[
-        "remember",
-        "--caller",
+    let r = remember(
+        &f,
         "evil",
-        "--scope",
-        "general",
-        "--confidence",
-        "verified",
-        "--verification",
-        "Read it.",
-        "--title",
-        victim_title,
-        "--body",
-        victim_body,
-        "--json",
-    ]);
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        &[
+            "--scope",
+            "general",
+            "--title",
+            victim_title,
+            "--body",
+            victim_body,
+        ],
+    );
     let text = r.to_string();
     let victim_rel = victim
         .strip_prefix(&f.vault)
@@ -346,21 +341,11 @@ fn only_memories_the_caller_sees_can_be_superseded_or_named() {
     assert!(!text.contains(&victim_rel), "{text}");
     assert_ne!(r["refusal"]["kind"], "duplicate", "{text}");
     // beacon, who sees it, is told about the duplicate.
-    let out = f.run(&[
-        "remember",
-        "--caller",
+    let r = remember(
+        &f,
         "beacon",
-        "--confidence",
-        "verified",
-        "--verification",
-        "Read it.",
-        "--title",
-        victim_title,
-        "--body",
-        victim_body,
-        "--json",
-    ]);
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        &["--title", victim_title, "--body", victim_body],
+    );
     assert_eq!(r["refusal"]["kind"], "duplicate", "{r}");
 }
 
