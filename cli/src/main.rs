@@ -503,7 +503,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 all_chunks: false,
             };
             let hits = vault.vsearch(&embedder, query, &opts)?;
-            out.search(query, &hits)
+            out.search(query, &hits, "cosine")
         }
         Command::Query {
             query,
@@ -582,7 +582,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     all_chunks: *all_chunks,
                 },
             )?;
-            out.search(query, &hits)
+            out.search(query, &hits, "bm25")
         }
         Command::Get { spec, lines } => {
             let vault = open(cli)?;

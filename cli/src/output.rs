@@ -392,7 +392,7 @@ impl Out {
         }
         let hits: Vec<Hit> = r.hits.iter().map(|h| h.hit.clone()).collect();
         let mut s = String::new();
-        self.hits_text(&hits, &mut s, |i, s| {
+        self.hits_text(&hits, "relevance", &mut s, |i, s| {
             if let Some(e) = &r.hits[i].explain {
                 let parts: Vec<String> = e
                     .sources
@@ -431,7 +431,8 @@ impl Out {
         emit(&s)
     }
 
-    pub fn search(&self, query: &str, hits: &[Hit]) -> anyhow::Result<()> {
+    /// `label` names the hits' score (`bm25`, `cosine`).
+    pub fn search(&self, query: &str, hits: &[Hit], label: &str) -> anyhow::Result<()> {
         if self.json {
             return emit_json(&serde_json::json!({ "query": query, "hits": hits }));
         }
@@ -440,7 +441,7 @@ impl Out {
             return Ok(());
         }
         let mut s = String::new();
-        self.hits_text(hits, &mut s, |_, _| {});
+        self.hits_text(hits, label, &mut s, |_, _| {});
         emit(&s)
     }
 
@@ -492,7 +493,14 @@ impl Out {
         emit(&h.to_text())
     }
 
-    fn hits_text(&self, hits: &[Hit], s: &mut String, mut extra: impl FnMut(usize, &mut String)) {
+    /// `label` names the score: `bm25`, `cosine` or `relevance` (fused, in [0, 1]).
+    fn hits_text(
+        &self,
+        hits: &[Hit],
+        label: &str,
+        s: &mut String,
+        mut extra: impl FnMut(usize, &mut String),
+    ) {
         for (i, h) in hits.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -500,11 +508,12 @@ impl Out {
                 i + 1,
                 self.bold(&h.title),
                 self.dim(&format!(
-                    "{}:{}-{}  score {}",
+                    "{}:{}-{}  {label} {}{}",
                     h.path,
                     h.line_start,
                     h.line_end,
-                    fmt_score(h.score)
+                    fmt_score(h.score),
+                    if h.exact { "  exact match" } else { "" }
                 ))
             );
             if !h.heading.is_empty() {

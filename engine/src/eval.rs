@@ -182,6 +182,17 @@ fn note_name(id: &str) -> String {
     s
 }
 
+/// Whether a document id is a relative `.md` path inside the collection (no `..`, no hidden or
+/// empty segments, no backslashes).
+fn is_vault_path(id: &str) -> bool {
+    id.ends_with(".md")
+        && !id.starts_with('/')
+        && !id.contains('\\')
+        && id
+            .split('/')
+            .all(|s| !s.is_empty() && !s.starts_with('.') && s != "..")
+}
+
 /// nDCG@k with linear gains.
 fn ndcg(ranked: &[String], judged: &HashMap<String, f64>, k: usize) -> f64 {
     let dcg: f64 = ranked
@@ -319,18 +330,29 @@ pub fn evaluate(
     let mut id_of: HashMap<String, String> = HashMap::new();
     for d in &docs {
         let id = beir_id(&d["_id"]);
-        let name = note_name(&id);
         let title = d["title"].as_str().unwrap_or("").trim();
         let text = d["text"].as_str().unwrap_or("");
-        let mut body = String::new();
-        if !title.is_empty() {
-            body.push_str(&format!("# {}\n\n", title.replace('\n', " ")));
+        // A document whose id is a vault path is a whole note (frontmatter and all), written
+        // at that path: collections of real vaults keep their folders and frontmatter.
+        let (rel, body) = if is_vault_path(&id) {
+            (id.clone(), format!("{text}\n"))
+        } else {
+            let mut body = String::new();
+            if !title.is_empty() {
+                body.push_str(&format!("# {}\n\n", title.replace('\n', " ")));
+            }
+            body.push_str(text);
+            body.push('\n');
+            (format!("{}.md", note_name(&id)), body)
+        };
+        let path = work_dir.join(&rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        body.push_str(text);
-        body.push('\n');
-        let path = work_dir.join(format!("{name}.md"));
-        fs::write(&path, body).map_err(|e| Error::io(&path, e))?;
-        id_of.insert(format!("{name}.md"), id);
+        if fs::read_to_string(&path).ok().as_deref() != Some(body.as_str()) {
+            fs::write(&path, body).map_err(|e| Error::io(&path, e))?;
+        }
+        id_of.insert(rel, id);
     }
     let t = Instant::now();
     let vault = Vault::open(work_dir, VaultOptions::default())?;
@@ -373,7 +395,8 @@ pub fn evaluate(
         let ranked_for = |_: &str, text: &str| -> Result<Vec<String>> {
             let paths: Vec<String> = match mode {
                 EvalMode::Bm25 => vault
-                    .search(text, &opts)?
+                    .lexical()?
+                    .rank(text, opts.limit)?
                     .into_iter()
                     .map(|h| h.path)
                     .collect(),

@@ -1422,11 +1422,12 @@ fn render_hits(hits: &[Hit], withheld: usize, limit: usize, notices: &[String]) 
                 .collect();
             let score = if h.score.is_finite() { h.score } else { 0.0 };
             format!(
-                "[{}] {}:{}  (score {})\n    {}\n    {}",
+                "[{}] {}:{}  (relevance {:.2}{})\n    {}\n    {}",
                 i + 1,
                 h.path,
                 h.line,
-                format_score(score),
+                score.clamp(0.0, 1.0),
+                if h.exact { ", exact match" } else { "" },
                 h.title,
                 snippet
             )
@@ -1440,15 +1441,6 @@ fn render_hits(hits: &[Hit], withheld: usize, limit: usize, notices: &[String]) 
         ));
     }
     s
-}
-
-/// BM25 scores are unbounded and fused scores are small: show what is comparable.
-fn format_score(x: f32) -> String {
-    if x <= 1.0 {
-        format!("{}%", (x * 100.0).round() as i64)
-    } else {
-        format!("{x:.2}")
-    }
 }
 
 fn annotations(title: &str, read_only: bool) -> Value {

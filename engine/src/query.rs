@@ -139,7 +139,10 @@ pub struct Explain {
     pub final_score: Option<f32>,
 }
 
-/// A hit of a hybrid query: `hit.score` is the fused score.
+/// A hit of a hybrid query. `hit.score` is its relevance in [0, 1]: the fused score divided by
+/// the best possible one (first in every list that returned something, plus the top-rank
+/// bonus), so 1.0 means every retriever put the note first; after a rerank, the blended score
+/// (also in [0, 1]). [`Explain`] keeps the raw stage scores.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryHit {
     /// The note and chunk (from the source that ranked it best).
@@ -172,10 +175,16 @@ pub(crate) fn fuse(
         best: f32,
         hit: Hit,
         sources: Vec<SourceRank>,
-        first_seen: usize,
+        exact: bool,
     }
     let mut by_path: HashMap<String, Acc> = HashMap::new();
-    let mut order = 0;
+    // The fused score of a note ranked first by every list that returned something.
+    let best_possible = lists
+        .iter()
+        .filter(|l| !l.3.is_empty())
+        .map(|l| l.2.max(0.0) / (opts.rrf_k + 1.0))
+        .sum::<f32>()
+        + opts.top_bonus[0];
     for (sub, kind, weight, hits) in lists {
         for (i, h) in hits.iter().enumerate() {
             let rank = i + 1;
@@ -190,6 +199,7 @@ pub(crate) fn fuse(
             match by_path.get_mut(&h.path) {
                 Some(acc) => {
                     acc.score += contribution;
+                    acc.exact |= h.exact;
                     acc.best_rank = acc.best_rank.min(rank);
                     if contribution > acc.best {
                         acc.best = contribution;
@@ -198,7 +208,6 @@ pub(crate) fn fuse(
                     acc.sources.push(source);
                 }
                 None => {
-                    order += 1;
                     by_path.insert(
                         h.path.clone(),
                         Acc {
@@ -207,7 +216,7 @@ pub(crate) fn fuse(
                             best: contribution,
                             hit: h.clone(),
                             sources: vec![source],
-                            first_seen: order,
+                            exact: h.exact,
                         },
                     );
                 }
@@ -223,16 +232,24 @@ pub(crate) fn fuse(
     for acc in &mut all {
         acc.score += bonus_of(acc.best_rank);
     }
+    // Notes holding every identifier the query names come first; equal scores go by path, so
+    // the order never depends on the index's history.
     all.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.first_seen.cmp(&b.first_seen))
+        b.exact
+            .cmp(&a.exact)
+            .then(b.score.total_cmp(&a.score))
+            .then(a.hit.path.cmp(&b.hit.path))
     });
     all.truncate(opts.limit);
     all.into_iter()
         .enumerate()
         .map(|(i, mut acc)| {
-            acc.hit.score = acc.score;
+            acc.hit.exact = acc.exact;
+            acc.hit.score = if best_possible > 0.0 {
+                (acc.score / best_possible).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
             QueryHit {
                 explain: opts.explain.then(|| Explain {
                     bonus: bonus_of(acc.best_rank),
@@ -265,7 +282,13 @@ pub(crate) fn blend(hits: &mut Vec<QueryHit>, scores: &[f32], weight: f32) {
             (final_score, i, h)
         })
         .collect();
-    head.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    head.sort_by(|a, b| {
+        b.2.hit
+            .exact
+            .cmp(&a.2.hit.exact)
+            .then(b.0.total_cmp(&a.0))
+            .then(a.1.cmp(&b.1))
+    });
     let tail = std::mem::take(hits);
     hits.extend(head.into_iter().map(|(_, _, h)| h));
     hits.extend(tail);
@@ -286,6 +309,7 @@ mod tests {
             chunk: 0,
             key: 0,
             score,
+            exact: false,
             snippet: String::new(),
         }
     }
@@ -313,8 +337,9 @@ mod tests {
         assert_eq!(e.sources.len(), 2);
         assert_eq!(e.fused_rank, 1);
         assert!((e.fused_score - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-6);
-        // The displayed chunk comes from the best-ranked source (vector rank 1 for c).
-        assert!((fused[0].hit.score - e.fused_score).abs() < 1e-9);
+        // The hit's score is the fused score over the best possible one (first in both lists).
+        let best = 2.0 / 61.0;
+        assert!((fused[0].hit.score - e.fused_score / best).abs() < 1e-6);
 
         // A single list keeps its order.
         let only = fuse(&[(0, SubQueryKind::Lex, 1.0, lex)], &opts);

@@ -14,7 +14,7 @@ use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, Lexical, SearchOptions};
 use crate::note::{Note, file_stem, parse_note};
-use crate::query::{QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
+use crate::query::{QueryHit, QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 use crate::rerank::Reranker;
 use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedState};
@@ -520,7 +520,7 @@ impl Vault {
         self.index_dir.join("state.json")
     }
 
-    fn lexical(&self) -> Result<Arc<Lexical>> {
+    pub(crate) fn lexical(&self) -> Result<Arc<Lexical>> {
         let mut slot = self.lexical.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(l) = slot.as_ref() {
             return Ok(l.clone());
@@ -1332,7 +1332,33 @@ impl Vault {
         if opts.limit == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
-        self.vector_hits(embedder, &store, query, opts)
+        let mut hits = self.vector_hits(embedder, &store, query, opts)?;
+        self.lexical()?.fill(&mut hits, query)?;
+        Ok(hits)
+    }
+
+    /// Completes fused hits for display: each with the chunk and snippet of the sub-query that
+    /// ranked it best (see [`Lexical::fill`]).
+    fn fill_query_hits(
+        &self,
+        hits: &mut [QueryHit],
+        subqueries: &[SubQuery],
+        lists: &[(usize, SubQueryKind, f32, Vec<Hit>)],
+    ) -> Result<()> {
+        let lexical = self.lexical()?;
+        for h in hits.iter_mut() {
+            let best = lists
+                .iter()
+                .filter_map(|(sub, _, _, l)| {
+                    l.iter()
+                        .position(|x| x.path == h.hit.path)
+                        .map(|r| (r, *sub))
+                })
+                .min();
+            let text = best.map_or("", |(_, sub)| subqueries[sub].text.as_str());
+            lexical.fill(std::slice::from_mut(&mut h.hit), text)?;
+        }
+        Ok(())
     }
 
     /// Hybrid query: runs every sub-query and fuses the rankings (weighted RRF).
@@ -1385,7 +1411,7 @@ impl Vault {
                 continue;
             }
             let hits = match (sq.kind, embedder, &store) {
-                (SubQueryKind::Lex, _, _) => self.search(&sq.text, &per)?,
+                (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, per.limit)?,
                 (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
                 (SubQueryKind::Vec | SubQueryKind::Rerank, _, _) => continue,
             };
@@ -1401,8 +1427,10 @@ impl Vault {
             );
         }
         let Some(reranker) = reranker else {
+            let mut hits = fuse(&lists, opts);
+            self.fill_query_hits(&mut hits, subqueries, &lists)?;
             return Ok(QueryResult {
-                hits: fuse(&lists, opts),
+                hits,
                 used,
                 notices,
             });
@@ -1414,6 +1442,7 @@ impl Vault {
         };
         let mut hits = fuse(&lists, &deep);
         let n = opts.rerank_candidates.min(hits.len());
+        self.fill_query_hits(&mut hits[..n], subqueries, &lists)?;
         let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
         let texts: Vec<String> = self
             .lexical()?

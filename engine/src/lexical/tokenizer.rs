@@ -21,11 +21,17 @@
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
-/// The splitter. `whole_forms` is on for indexing, off for queries.
+/// The splitter. `whole_forms` adds identifiers' whole forms to their parts (for highlighting);
+/// the index's text fields hold the parts only.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WordTokenizer {
     pub(crate) whole_forms: bool,
 }
+
+/// The identifiers' whole forms only, one position each: the `idents` field, where an
+/// identifier a query names is found exactly.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IdentTokenizer;
 
 /// Whether `c` belongs to a script written without spaces between words (Han, Hiragana,
 /// Katakana) or indexed like one (Hangul syllables and jamo).
@@ -192,6 +198,21 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
     out
 }
 
+/// The byte spans of the identifiers' whole forms in `text` (see the module docs): the words a
+/// highlight widens to.
+pub(crate) fn whole_form_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let tokens = tokenize(text, true);
+    tokens
+        .windows(2)
+        .filter(|w| {
+            w[0].position == w[1].position
+                && w[0].offset_from == w[1].offset_from
+                && w[0].offset_to > w[1].offset_to
+        })
+        .map(|w| w[0].offset_from..w[0].offset_to)
+        .collect()
+}
+
 /// A query with every CJK run outside double quotes rewritten as its overlapping character pairs
 /// (`東京タワー` → `東京 京タ タワ ワー`), so that the query's words are the index's pairs.
 pub(crate) fn cjk_query_words(query: &str) -> String {
@@ -261,6 +282,25 @@ impl Tokenizer for WordTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
         WordStream {
             tokens: tokenize(text, self.whole_forms).into_iter(),
+            current: Token::default(),
+        }
+    }
+}
+
+impl Tokenizer for IdentTokenizer {
+    type TokenStream<'a> = WordStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
+        let spans = whole_form_spans(text);
+        let mut tokens: Vec<Token> = tokenize(text, true)
+            .into_iter()
+            .filter(|t| spans.contains(&(t.offset_from..t.offset_to)))
+            .collect();
+        tokens.dedup_by(|b, a| a.offset_from == b.offset_from && a.offset_to == b.offset_to);
+        for (i, t) in tokens.iter_mut().enumerate() {
+            t.position = i;
+        }
+        WordStream {
+            tokens: tokens.into_iter(),
             current: Token::default(),
         }
     }
