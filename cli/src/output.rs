@@ -351,7 +351,7 @@ impl Out {
             return emit_json(r);
         }
         let mut s = format!(
-            "{} documents, {} judged queries; index {:.1} s, embed {:.1} s; hybrid: RRF k {}, weights lex {} vec {}\n\n| mode | nDCG@10 | MRR@10 | recall@100 | ms/query |\n|---|---|---|---|---|\n",
+            "{} documents, {} judged queries; index {:.1} s, embed {:.1} s; hybrid: RRF k {}, weights lex {} vec {}\n\n| mode | nDCG@10 | MRR@10 | recall@100 | top-1 best | ms/query |\n|---|---|---|---|---|---|\n",
             r.documents,
             r.judged_queries,
             r.index_seconds,
@@ -367,9 +367,35 @@ impl Out {
             };
             let _ = writeln!(
                 s,
-                "| {} | {:.4} | {:.4} | {:.4} | {:.2} |",
-                mode, m.ndcg_at_10, m.mrr_at_10, m.recall_at_100, m.ms_per_query
+                "| {} | {:.4} | {:.4} | {:.4} | {:.3} | {:.2} |",
+                mode, m.ndcg_at_10, m.mrr_at_10, m.recall_at_100, m.top1_best, m.ms_per_query
             );
+        }
+        if r.scores.iter().any(|m| !m.by_category.is_empty()) {
+            s.push_str("\n| category | queries | mode | nDCG@10 | MRR@10 | top-1 best |\n|---|---|---|---|---|---|\n");
+            let mut cats: Vec<&str> = r
+                .scores
+                .iter()
+                .flat_map(|m| m.by_category.iter().map(|c| c.category.as_str()))
+                .collect();
+            cats.sort_unstable();
+            cats.dedup();
+            for cat in cats {
+                for m in &r.scores {
+                    if let Some(c) = m.by_category.iter().find(|c| c.category == cat) {
+                        let _ = writeln!(
+                            s,
+                            "| {} | {} | {} | {:.4} | {:.4} | {:.3} |",
+                            cat,
+                            c.queries,
+                            format!("{:?}", m.mode).to_lowercase(),
+                            c.ndcg_at_10,
+                            c.mrr_at_10,
+                            c.top1_best
+                        );
+                    }
+                }
+            }
         }
         emit(&s)
     }

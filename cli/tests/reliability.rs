@@ -637,7 +637,7 @@ impl Drop for Tmpfs {
 #[test]
 fn a_full_disk_fails_writes_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(disk) = Tmpfs::mount(&dir.path().join("disk"), "3m") else {
+    let Some(disk) = Tmpfs::mount(&dir.path().join("disk"), "6m") else {
         eprintln!(
             "SKIPPED: this machine cannot mount a tmpfs (needs root): full-disk test not run"
         );
@@ -741,7 +741,12 @@ fn a_full_disk_fails_writes_cleanly() {
     assert!(st["damaged"].as_array().unwrap().is_empty(), "{st}");
     // Room again: everything works.
     fs::remove_file(&filler).unwrap();
-    assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
+    let u = mindex(&["update", "-q", "--vault", vs]);
+    assert!(
+        u.status.success(),
+        "the rerun with room: {}",
+        String::from_utf8_lossy(&u.stderr)
+    );
     assert_eq!(
         paths_for(&vault, None, "quokkaledger"),
         ["reference/New.md"],

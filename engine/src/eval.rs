@@ -49,6 +49,26 @@ pub struct EvalScores {
     pub recall_at_100: f64,
     /// Mean wall time per query, in milliseconds (inside the engine).
     pub ms_per_query: f64,
+    /// Fraction of queries whose first hit is a document of the query's highest grade.
+    pub top1_best: f64,
+    /// The same figures per query `category` (a field of `queries.jsonl`), when queries have one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_category: Vec<CategoryScores>,
+}
+
+/// Figures for the queries of one category.
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryScores {
+    /// The category.
+    pub category: String,
+    /// Judged queries in it.
+    pub queries: usize,
+    /// Mean nDCG@10.
+    pub ndcg_at_10: f64,
+    /// Mean reciprocal rank within the top 10.
+    pub mrr_at_10: f64,
+    /// Fraction whose first hit is a document of the query's highest grade.
+    pub top1_best: f64,
 }
 
 /// The three files of a BEIR-format collection.
@@ -271,20 +291,43 @@ fn read_run(path: &Path) -> Result<HashMap<String, Vec<String>>> {
 }
 
 /// Mean metrics over the judged queries for rankings given per query id.
+/// A judged query: id, text, category (possibly empty), judgments.
+type Judged<'a> = (String, String, String, &'a HashMap<String, f64>);
+
 fn score_rankings(
     mode: EvalMode,
-    judged: &[(String, String, &HashMap<String, f64>)],
+    judged: &[Judged<'_>],
     mut ranked_for: impl FnMut(&str, &str) -> Result<Vec<String>>,
     progress: &dyn Progress,
 ) -> Result<EvalScores> {
-    let mut sums = [0f64; 3];
+    let mut sums = [0f64; 4];
+    let mut cats: std::collections::BTreeMap<&str, (usize, [f64; 3])> = Default::default();
     let t = Instant::now();
     progress.start(&format!("{mode:?}").to_lowercase(), judged.len() as u64);
-    for (id, text, judgments) in judged {
+    for (id, text, category, judgments) in judged {
         let ranked = ranked_for(id, text)?;
-        sums[0] += ndcg(&ranked, judgments, 10);
-        sums[1] += mrr(&ranked, judgments, 10);
+        let best = judgments.values().copied().fold(f64::MIN, f64::max);
+        let figures = [
+            ndcg(&ranked, judgments, 10),
+            mrr(&ranked, judgments, 10),
+            f64::from(u8::from(
+                ranked
+                    .first()
+                    .and_then(|d| judgments.get(d))
+                    .is_some_and(|g| *g >= best && *g > 0.0),
+            )),
+        ];
+        sums[0] += figures[0];
+        sums[1] += figures[1];
         sums[2] += recall(&ranked, judgments, 100);
+        sums[3] += figures[2];
+        if !category.is_empty() {
+            let c = cats.entry(category.as_str()).or_default();
+            c.0 += 1;
+            for (acc, f) in c.1.iter_mut().zip(figures) {
+                *acc += f;
+            }
+        }
         progress.advance(1);
     }
     progress.finish();
@@ -296,6 +339,20 @@ fn score_rankings(
         mrr_at_10: sums[1] / n,
         recall_at_100: sums[2] / n,
         ms_per_query: t.elapsed().as_secs_f64() * 1000.0 / n,
+        top1_best: sums[3] / n,
+        by_category: cats
+            .into_iter()
+            .map(|(category, (count, f))| {
+                let m = count.max(1) as f64;
+                CategoryScores {
+                    category: category.to_string(),
+                    queries: count,
+                    ndcg_at_10: f[0] / m,
+                    mrr_at_10: f[1] / m,
+                    top1_best: f[2] / m,
+                }
+            })
+            .collect(),
     })
 }
 
@@ -370,12 +427,13 @@ pub fn evaluate(
         0.0
     };
 
-    let judged: Vec<(String, String, &HashMap<String, f64>)> = qs
+    let judged: Vec<Judged<'_>> = qs
         .iter()
         .filter_map(|q| {
             let id = beir_id(&q["_id"]);
             let text = q["text"].as_str()?.to_string();
-            judgments.get(&id).map(|j| (id, text, j))
+            let category = q["category"].as_str().unwrap_or_default().to_string();
+            judgments.get(&id).map(|j| (id, text, category, j))
         })
         .collect();
     let mut scores = Vec::new();

@@ -116,11 +116,11 @@ const IDENTS_ANALYZER: &str = "mindex_idents";
 
 /// Identifiers' whole forms ([`tokenizer::IdentTokenizer`]), lowercased, accents folded,
 /// Snowball-stemmed like the text (no stop words: an identifier is never one).
-fn idents_analyzer() -> tantivy::tokenizer::TextAnalyzer {
+fn idents_analyzer(query: bool) -> tantivy::tokenizer::TextAnalyzer {
     use tantivy::tokenizer::{
         AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer,
     };
-    TextAnalyzer::builder(tokenizer::IdentTokenizer)
+    TextAnalyzer::builder(tokenizer::IdentTokenizer { query })
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
@@ -155,14 +155,14 @@ fn register_analyzer(index: &Index) {
     index.tokenizers().register(ANALYZER, analyzer(false));
     index
         .tokenizers()
-        .register(IDENTS_ANALYZER, idents_analyzer());
+        .register(IDENTS_ANALYZER, idents_analyzer(false));
 }
 
 /// The tokenizers queries are parsed with: the query form of the analyzer.
 fn query_tokenizers() -> tantivy::tokenizer::TokenizerManager {
     let manager = tantivy::tokenizer::TokenizerManager::default();
     manager.register(ANALYZER, analyzer(false));
-    manager.register(IDENTS_ANALYZER, idents_analyzer());
+    manager.register(IDENTS_ANALYZER, idents_analyzer(true));
     manager
 }
 
@@ -228,7 +228,7 @@ pub(crate) fn analyze(text: &str, whole_forms: bool) -> Vec<(String, std::ops::R
 /// The analyzed whole forms of the identifiers a query names (`OPS-2291` → `ops-2291`,
 /// `LEDGER_SYNC_MAX_CONNS` → `ledger_sync_max_conn`), deduplicated in order.
 pub(crate) fn identifier_terms(query: &str) -> Vec<String> {
-    let mut a = idents_analyzer();
+    let mut a = idents_analyzer(false);
     let mut stream = a.token_stream(query);
     let mut out: Vec<String> = Vec::new();
     while let Some(t) = stream.next() {
@@ -649,7 +649,7 @@ impl Lexical {
         let searcher = self.reader.searcher();
         let (note_stats, chunk_stats) = self.kind_stats(&searcher)?;
         let terms = snippet::query_terms(query);
-        let words = tokenizer::cjk_query_words(query);
+        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
         if opts.all_chunks {
             return self.chunk_hits(&searcher, &chunk_stats, &words, opts.limit, &terms);
         }
@@ -700,7 +700,7 @@ impl Lexical {
         query: &str,
     ) -> Result<()> {
         let terms = snippet::query_terms(query);
-        let words = tokenizer::cjk_query_words(query);
+        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
         let (chunk_query, _) = self.chunk_any.parse_query_lenient(&words);
         for hit in hits.iter_mut() {
             let doc = if hit.line_start == 0 {
@@ -742,7 +742,7 @@ impl Lexical {
         folder: Option<&str>,
     ) -> Result<Vec<RankedNote>> {
         let f = &self.fields;
-        let words = tokenizer::cjk_query_words(query);
+        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
         let (any, _) = self.note_any.parse_query_lenient(&words);
         let (all, _) = self.note_all.parse_query_lenient(&words);
         let mut tiers: Vec<(Box<dyn Query>, bool)> = Vec::new();

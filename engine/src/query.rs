@@ -408,6 +408,46 @@ mod tests {
     }
 
     #[test]
+    fn exact_identifier_matches_come_first_and_ties_go_by_path() {
+        let mut exact = hit("z-exact", 1.0);
+        exact.exact = true;
+        let opts = QueryOptions::default();
+        let fused = fuse(
+            &[
+                (
+                    0,
+                    SubQueryKind::Lex,
+                    1.0,
+                    vec![exact.clone(), hit("b", 1.0)],
+                ),
+                (
+                    1,
+                    SubQueryKind::Vec,
+                    2.0,
+                    vec![hit("a", 1.0), hit("b", 1.0)],
+                ),
+            ],
+            &opts,
+        );
+        // "a" is first for the heavier list and "b" is in both, but the exact match leads.
+        assert_eq!(fused[0].hit.path, "z-exact");
+        assert!(fused[0].hit.exact);
+        assert!(fused.iter().all(|h| (0.0..=1.0).contains(&h.hit.score)));
+        // Two notes with the same fused score: by path, whatever order the lists gave.
+        let tied = fuse(
+            &[
+                (0, SubQueryKind::Lex, 1.0, vec![hit("y", 1.0)]),
+                (1, SubQueryKind::Lex, 1.0, vec![hit("x", 1.0)]),
+            ],
+            &QueryOptions::default(),
+        );
+        assert_eq!(
+            tied.iter().map(|h| h.hit.path.as_str()).collect::<Vec<_>>(),
+            vec!["x", "y"]
+        );
+    }
+
+    #[test]
     fn weights_shift_the_balance_and_limit_applies() {
         let opts = QueryOptions {
             limit: 1,

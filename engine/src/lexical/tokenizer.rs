@@ -12,7 +12,8 @@
 //!   first part's position. Identifiers are words with `_`, `/`, `\`, a camelCase boundary, a dot
 //!   next to a letter, or a hyphen in a word holding a digit; plain hyphenated words (`long-term`)
 //!   and numbers (`0.05`) are only their parts (measured: whole forms of those cost BM25 quality on
-//!   the English sets). A query gives the parts only, so a typed identifier is a phrase of its parts that
+//!   the English sets). A word right after `--` is a command-line flag, an identifier however
+//!   it is hyphenated (`--dry-run-ledger`). A query gives the parts only, so a typed identifier is a phrase of its parts that
 //!   matches the identifier (and the same words written with other connectors), while a single
 //!   lowercase word still finds the whole form (`camelcase` finds `CamelCase`).
 //! - Full-width Latin letters and digits are read as their ASCII forms.
@@ -28,10 +29,13 @@ pub(crate) struct WordTokenizer {
     pub(crate) whole_forms: bool,
 }
 
-/// The identifiers' whole forms only, one position each: the `idents` field, where an
-/// identifier a query names is found exactly.
+/// The `idents` field's splitter, where an identifier a query names is found exactly: in the
+/// index, the identifiers' whole forms only; in a query, every word whole (an identifier's whole
+/// form, or a plain word: `retrypolicy` finds `RetryPolicy`). One position each.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct IdentTokenizer;
+pub(crate) struct IdentTokenizer {
+    pub(crate) query: bool,
+}
 
 /// Whether `c` belongs to a script written without spaces between words (Han, Hiragana,
 /// Katakana) or indexed like one (Hangul syllables and jamo).
@@ -173,7 +177,9 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
                     || word.get(k + 1).is_some_and(|y| y.1.is_alphabetic())
             }
             _ => false,
-        }) || spans.len() > word.iter().filter(|x| is_connector(x.1)).count() + 1;
+        }) || spans.len() > word.iter().filter(|x| is_connector(x.1)).count() + 1
+            // A command-line flag (`--dry-run-ledger`): code, whatever its hyphens.
+            || (start >= 2 && chars[start - 1].1 == '-' && chars[start - 2].1 == '-');
         if spans.len() > 1 && whole_forms && identifier {
             push(
                 &mut out,
@@ -211,6 +217,29 @@ pub(crate) fn whole_form_spans(text: &str) -> Vec<std::ops::Range<usize>> {
         })
         .map(|w| w[0].offset_from..w[0].offset_to)
         .collect()
+}
+
+/// A query with each command-line flag (`--dry-run`) outside double quotes quoted, so the query
+/// parser reads it as words to find, not as `-` (exclude) `-dry-run`.
+pub(crate) fn quote_flags(query: &str) -> String {
+    if !query.contains("--") {
+        return query.to_string();
+    }
+    let mut quoted = false;
+    let mut out = Vec::new();
+    for word in query.split(' ') {
+        let flag = !quoted
+            && word.starts_with("--")
+            && word[2..].chars().next().is_some_and(char::is_alphanumeric)
+            && !word.contains('"');
+        quoted ^= word.matches('"').count() % 2 == 1;
+        out.push(if flag {
+            format!("\"{word}\"")
+        } else {
+            word.to_string()
+        });
+    }
+    out.join(" ")
 }
 
 /// A query with every CJK run outside double quotes rewritten as its overlapping character pairs
@@ -291,9 +320,17 @@ impl Tokenizer for IdentTokenizer {
     type TokenStream<'a> = WordStream;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
         let spans = whole_form_spans(text);
+        let query = self.query;
         let mut tokens: Vec<Token> = tokenize(text, true)
             .into_iter()
-            .filter(|t| spans.contains(&(t.offset_from..t.offset_to)))
+            .filter(|t| {
+                spans.contains(&(t.offset_from..t.offset_to))
+                    || (query
+                        && !t.text.chars().any(is_cjk)
+                        && !spans
+                            .iter()
+                            .any(|w| w.start <= t.offset_from && t.offset_to <= w.end))
+            })
             .collect();
         tokens.dedup_by(|b, a| a.offset_from == b.offset_from && a.offset_to == b.offset_to);
         for (i, t) in tokens.iter_mut().enumerate() {
@@ -319,6 +356,21 @@ mod tests {
 
     fn words(s: &str, whole: bool) -> Vec<String> {
         texts(s, whole).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn flags_are_identifiers_and_quoted_for_the_parser() {
+        assert_eq!(
+            words("run --dry-run-ledger now", true),
+            vec!["run", "dry-run-ledger", "dry", "run", "ledger", "now"]
+        );
+        // Without the dashes, a plain hyphenated word stays its parts.
+        assert_eq!(words("dry-run", true), vec!["dry", "run"]);
+        assert_eq!(
+            quote_flags("use --dry-run-ledger and -x \"--kept as is\""),
+            "use \"--dry-run-ledger\" and -x \"--kept as is\""
+        );
+        assert_eq!(quote_flags("no flags - here"), "no flags - here");
     }
 
     #[test]
