@@ -316,6 +316,9 @@ enum Command {
         /// same folder reuses its index and vectors.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
+        /// Hybrid mode: how the lexical and vector rankings are fused.
+        #[arg(long, value_enum, default_value_t = FusionArg::Rrf)]
+        fusion: FusionArg,
         /// Hybrid mode: the RRF constant k.
         #[arg(long, default_value_t = 60.0)]
         rrf_k: f32,
@@ -330,6 +333,15 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         run: Option<PathBuf>,
     },
+}
+
+/// `--fusion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FusionArg {
+    /// Weighted reciprocal rank fusion (the default).
+    Rrf,
+    /// Min-max normalised scores, weighted sum.
+    Minmax,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -608,6 +620,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             mode,
             model,
             keep,
+            fusion,
             rrf_k,
             lex_weight,
             vec_weight,
@@ -642,6 +655,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 &modes,
                 embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
                 &mindex::EvalFusion {
+                    method: match fusion {
+                        FusionArg::Rrf => mindex::Fusion::Rrf,
+                        FusionArg::Minmax => mindex::Fusion::MinMax,
+                    },
                     rrf_k: *rrf_k,
                     lex_weight: *lex_weight,
                     vec_weight: *vec_weight,

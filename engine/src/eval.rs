@@ -85,6 +85,8 @@ pub struct EvalFiles<'a> {
 /// Fusion parameters for the hybrid mode.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct EvalFusion {
+    /// The fusion method.
+    pub method: crate::query::Fusion,
     /// RRF constant.
     pub rrf_k: f32,
     /// Weight of the lexical list.
@@ -97,6 +99,7 @@ impl Default for EvalFusion {
     fn default() -> Self {
         let q = QueryOptions::default();
         EvalFusion {
+            method: q.fusion,
             rrf_k: q.rrf_k,
             lex_weight: 1.0,
             vec_weight: crate::query::DEFAULT_VEC_WEIGHT,
@@ -468,6 +471,7 @@ pub fn evaluate(
                         limit: 100,
                         candidates: 100,
                         rrf_k: fusion.rrf_k,
+                        fusion: fusion.method,
                         ..QueryOptions::default()
                     };
                     let mut subs = SubQuery::hybrid(text);

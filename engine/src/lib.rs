@@ -74,7 +74,7 @@ pub use memory::{
 };
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
 pub use query::{
-    DEFAULT_VEC_WEIGHT, Explain, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery,
+    DEFAULT_VEC_WEIGHT, Explain, Fusion, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery,
     SubQueryKind,
 };
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};

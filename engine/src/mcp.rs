@@ -1797,6 +1797,36 @@ mod tests {
     }
 
     #[test]
+    fn search_answers_read_as_relevance_with_clean_snippets() {
+        let (_d, s, rx) = server(50);
+        let r = tool(
+            &s,
+            &rx,
+            "search",
+            json!({"query": "connection pool", "limit": 5}),
+        );
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("(relevance "), "{text}");
+        assert!(!text.contains("score") && !text.contains('%'), "{text}");
+        assert!(!text.contains("[[") && !text.contains("## "), "{text}");
+        for h in r["result"]["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+        {
+            let score = h["score"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&score), "{h}");
+        }
+        // A ticket id: the note holding it first, said to be an exact match.
+        let r = tool(&s, &rx, "search", json!({"query": "OPS-1432", "limit": 3}));
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.contains("2026-03-14 Checkout outage.md") && first.contains("exact match"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn search_withholds_what_is_out_of_scope() {
         let (_d, s, rx) = server(50);
         // Home.md mentions the projects, but it is not exposed.

@@ -69,11 +69,25 @@ impl SubQuery {
     }
 }
 
+/// How the sub-queries' rankings are combined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// Weighted reciprocal rank fusion: `Σ weight / (k + rank)`, plus the top-rank bonus.
+    #[default]
+    Rrf,
+    /// Score fusion: each list's scores min-max normalised to [0, 1] over its candidates, then
+    /// `Σ weight × normalised score` (a convex combination when the weights sum to 1).
+    MinMax,
+}
+
 /// Options of a hybrid query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryOptions {
     /// Hits returned.
     pub limit: usize,
+    /// How the rankings are fused.
+    pub fusion: Fusion,
     /// The RRF constant `k`.
     pub rrf_k: f32,
     /// Notes taken from each sub-query before fusion.
@@ -95,6 +109,7 @@ impl Default for QueryOptions {
     fn default() -> Self {
         QueryOptions {
             limit: 10,
+            fusion: Fusion::Rrf,
             rrf_k: 60.0,
             candidates: 50,
             explain: false,
@@ -179,16 +194,27 @@ pub(crate) fn fuse(
     }
     let mut by_path: HashMap<String, Acc> = HashMap::new();
     // The fused score of a note ranked first by every list that returned something.
+    let rrf = opts.fusion == Fusion::Rrf;
+    let top_bonus = if rrf { opts.top_bonus } else { [0.0, 0.0] };
     let best_possible = lists
         .iter()
         .filter(|l| !l.3.is_empty())
-        .map(|l| l.2.max(0.0) / (opts.rrf_k + 1.0))
+        .map(|l| l.2.max(0.0) / if rrf { opts.rrf_k + 1.0 } else { 1.0 })
         .sum::<f32>()
-        + opts.top_bonus[0];
+        + top_bonus[0];
     for (sub, kind, weight, hits) in lists {
+        let (lo, hi) = hits.iter().fold((f32::MAX, f32::MIN), |(lo, hi), h| {
+            (lo.min(h.score), hi.max(h.score))
+        });
         for (i, h) in hits.iter().enumerate() {
             let rank = i + 1;
-            let contribution = weight / (opts.rrf_k + rank as f32);
+            let contribution = if rrf {
+                weight / (opts.rrf_k + rank as f32)
+            } else if hi - lo > f32::EPSILON {
+                weight * (h.score - lo) / (hi - lo)
+            } else {
+                *weight
+            };
             let source = SourceRank {
                 subquery: *sub,
                 kind: *kind,
@@ -225,8 +251,8 @@ pub(crate) fn fuse(
     }
     let mut all: Vec<Acc> = by_path.into_values().collect();
     let bonus_of = |rank: usize| match rank {
-        1 => opts.top_bonus[0],
-        2 | 3 => opts.top_bonus[1],
+        1 => top_bonus[0],
+        2 | 3 => top_bonus[1],
         _ => 0.0,
     };
     for acc in &mut all {

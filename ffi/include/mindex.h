@@ -111,8 +111,12 @@ typedef struct {
   uint64_t line_end;
   // Line of the first match.
   uint64_t line;
-  // Score (higher is better; comparable within one call).
+  // Score (higher is better): BM25 for a search, cosine similarity for a vector search,
+  // relevance in [0, 1] for a hybrid query (1 = first in every ranking).
   float score;
+  // The note holds every identifier the query names (`OPS-2291`) exactly; such notes rank
+  // first.
+  bool exact;
 } mindex_hit;
 
 #ifdef __cplusplus

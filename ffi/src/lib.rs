@@ -150,8 +150,12 @@ pub struct mindex_hit {
     pub line_end: u64,
     /// Line of the first match.
     pub line: u64,
-    /// Score (higher is better; comparable within one call).
+    /// Score (higher is better): BM25 for a search, cosine similarity for a vector search,
+    /// relevance in [0, 1] for a hybrid query (1 = first in every ranking).
     pub score: f32,
+    /// The note holds every identifier the query names (`OPS-2291`) exactly; such notes rank
+    /// first.
+    pub exact: bool,
 }
 
 type Fallible = Result<(), Box<mindex_error>>;
@@ -612,6 +616,7 @@ pub unsafe extern "C" fn mindex_results_get(
             line_end: h.line_end,
             line: h.line,
             score: h.score,
+            exact: h.exact,
         };
         true
     }))

@@ -60,8 +60,12 @@ struct PyHit {
     line_end: u64,
     /// Line of the first match.
     line: u64,
-    /// Score (BM25, or the fused score of a hybrid query).
+    /// Score: BM25 for `search`, cosine similarity for `vsearch`, relevance in [0, 1] for
+    /// `query` (1 = first in every ranking).
     score: f32,
+    /// The note holds every identifier the query names (`OPS-2291`) exactly; such notes rank
+    /// first.
+    exact: bool,
     /// Excerpt with matched words wrapped in `**`.
     snippet: String,
     /// With `query(..., explain=True)`: rank and score per sub-query and after fusion.
@@ -88,6 +92,7 @@ impl PyHit {
             line_end: h.line_end,
             line: h.line,
             score: h.score,
+            exact: h.exact,
             snippet: h.snippet,
             explain,
         }

@@ -38,6 +38,18 @@ def test_search_returns_typed_hits(vault: mindex.Vault) -> None:
         h.path = "x"  # frozen
 
 
+def test_identifiers_rank_first_with_clean_snippets(vault: mindex.Vault) -> None:
+    hits = vault.search("OPS-1432", limit=3)
+    assert hits[0].path == "work/incidents/2026-03-14 Checkout outage.md"
+    assert hits[0].exact is True
+    for h in vault.search("connection pool", limit=5):
+        assert "[[" not in h.snippet and "## " not in h.snippet and "- [ ]" not in h.snippet
+        assert h.exact is False
+    fused = vault.query("OPS-1432", limit=3)
+    assert fused[0].path == "work/incidents/2026-03-14 Checkout outage.md" and fused[0].exact
+    assert all(0.0 <= h.score <= 1.0 for h in fused)
+
+
 def test_query_lexical_and_explain(vault: mindex.Vault) -> None:
     hits = vault.query("idempotency key", limit=2, explain=True)
     assert hits and hits[0].explain is not None

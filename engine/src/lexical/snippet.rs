@@ -149,7 +149,14 @@ pub(crate) fn snippet(body: &str, terms: &HashSet<String>) -> Snippet {
     let mut merged: Vec<(Range<usize>, HashSet<String>)> = Vec::new();
     for (r, term) in ranges {
         match merged.last_mut() {
-            Some((last, ts)) if r.start <= last.end => {
+            // Overlapping, touching, or apart by spaces only: one highlight (`**connection
+            // pool**`, a CJK run).
+            Some((last, ts))
+                if r.start <= last.end
+                    || (clean[last.end..r.start]
+                        .chars()
+                        .all(|c| c == ' ' || c == '\t')) =>
+            {
                 last.end = last.end.max(r.end);
                 ts.insert(term);
             }
@@ -295,6 +302,11 @@ mod tests {
         assert_eq!(
             s,
             "See **Decision** - Postgres for **Sessions** for why **sessions** moved."
+        );
+        // Neighbouring matches read as one highlight.
+        assert_eq!(
+            snip("the connection pool ran dry", "pool connection"),
+            "the **connection pool** ran dry"
         );
         assert!(!s.contains("[["));
     }

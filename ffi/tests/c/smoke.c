@@ -55,6 +55,15 @@ static int contains(const mindex_string *str, const char *needle) {
   return strstr(mindex_string_data(str), needle) != NULL;
 }
 
+/* Whether the n bytes at p contain needle. */
+static int bytes_contain(const uint8_t *p, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  for (size_t i = 0; i + k <= n; i++) {
+    if (memcmp(p + i, needle, k) == 0) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: smoke VAULT_DIR [MODEL_DIR]\n");
@@ -73,6 +82,18 @@ int main(int argc, char **argv) {
   }
   CHECK(ok(mindex_vault_update(vault, NULL), "update without a report"), "update");
 
+  /* An identifier (the ticket in a note's frontmatter) ranks its note first, flagged exact. */
+  const char *ticket = "OPS-1432";
+  mindex_results *tr = NULL;
+  if (ok(mindex_vault_search(vault, s(ticket), strlen(ticket), 3, &tr), "ticket search")) {
+    mindex_hit th;
+    CHECK(mindex_results_get(tr, 0, &th), "ticket hit");
+    CHECK(th.exact && th.path_len == strlen("work/incidents/2026-03-14 Checkout outage.md") &&
+              memcmp(th.path, "work/incidents/2026-03-14 Checkout outage.md", th.path_len) == 0,
+          "the ticket's note is first and exact");
+    mindex_results_free(tr);
+  }
+
   /* Search. */
   const char *q = "idempotency key";
   mindex_results *results = NULL;
@@ -84,6 +105,10 @@ int main(int argc, char **argv) {
               memcmp(hit.path, "brain/Patterns.md", hit.path_len) == 0,
           "first hit is brain/Patterns.md");
     CHECK(hit.score > 0.0f && hit.line_start >= 1, "hit fields");
+    CHECK(!hit.exact, "no identifier in the query, no exact flag");
+    CHECK(hit.snippet_len > 0 && !bytes_contain(hit.snippet, hit.snippet_len, "[[") &&
+              bytes_contain(hit.snippet, hit.snippet_len, "**"),
+          "a clean snippet with highlights");
     CHECK(!mindex_results_get(results, 999, &hit), "out of range");
     CHECK(!mindex_results_get(results, 0, NULL), "NULL out");
     mindex_string *json = NULL;

@@ -18,6 +18,9 @@ class Hit:
     line_end: int
     line: int
     score: float
+    """BM25 for `search`, cosine for `vsearch`, relevance in [0, 1] for `query`."""
+    exact: bool
+    """The note holds every identifier the query names exactly (such notes rank first)."""
     snippet: str
     explain: Optional[dict[str, Any]]
 
