@@ -216,27 +216,40 @@ fn schema() -> (Schema, Fields) {
 /// `text` analyzed as the index does (`whole_forms` on) or as a query is (off): each term with
 /// its byte span in `text`.
 pub(crate) fn analyze(text: &str, whole_forms: bool) -> Vec<(String, std::ops::Range<usize>)> {
-    let mut a = analyzer(whole_forms);
-    let mut stream = a.token_stream(text);
-    let mut out = Vec::new();
-    while let Some(t) = stream.next() {
-        out.push((t.text.clone(), t.offset_from..t.offset_to));
+    thread_local! {
+        // Building an analyzer (stop-word set, stemmer) costs more than analyzing a chunk.
+        static ANALYZERS: std::cell::RefCell<[tantivy::tokenizer::TextAnalyzer; 2]> =
+            std::cell::RefCell::new([analyzer(false), analyzer(true)]);
     }
-    out
+    ANALYZERS.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a[usize::from(whole_forms)].token_stream(text);
+        let mut out = Vec::new();
+        while let Some(t) = stream.next() {
+            out.push((t.text.clone(), t.offset_from..t.offset_to));
+        }
+        out
+    })
 }
 
 /// The analyzed whole forms of the identifiers a query names (`OPS-2291` → `ops-2291`,
 /// `LEDGER_SYNC_MAX_CONNS` → `ledger_sync_max_conn`), deduplicated in order.
 pub(crate) fn identifier_terms(query: &str) -> Vec<String> {
-    let mut a = idents_analyzer(false);
-    let mut stream = a.token_stream(query);
-    let mut out: Vec<String> = Vec::new();
-    while let Some(t) = stream.next() {
-        if !out.contains(&t.text) {
-            out.push(t.text.clone());
-        }
+    thread_local! {
+        static IDENTS: std::cell::RefCell<tantivy::tokenizer::TextAnalyzer> =
+            std::cell::RefCell::new(idents_analyzer(false));
     }
-    out
+    IDENTS.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(query);
+        let mut out: Vec<String> = Vec::new();
+        while let Some(t) = stream.next() {
+            if !out.contains(&t.text) {
+                out.push(t.text.clone());
+            }
+        }
+        out
+    })
 }
 
 /// Most words a query may hold besides its identifiers for them to rank first: `OPS-2291`,
@@ -1351,7 +1364,7 @@ impl LexicalWriter {
             f.tags => tags.as_str(),
             f.meta => meta.as_str(),
             f.text => note.body.as_str(),
-            f.idents => format!("{}\n{aliases}\n{meta}\n{}", note.title, note.body),
+            f.idents => tokenizer::identifier_words(&[&note.title, &aliases, &meta, &note.body]),
         ))
         .map_err(|e| self.failed(e))?;
         for c in chunks {

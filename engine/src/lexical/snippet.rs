@@ -60,10 +60,21 @@ fn clean_line(line: &str, in_fence: &mut bool) -> String {
     if *in_fence {
         return line.trim().to_string();
     }
-    if RULE.is_match(line) {
+    // Each pass only where its mark can be (most lines are plain prose).
+    let first = t.chars().next().unwrap_or(' ');
+    if matches!(first, '-' | '*' | '_' | '|' | ':') && RULE.is_match(line) {
         return String::new();
     }
-    let rest = LINE_MARKS.replace(line, "");
+    let mut rest = std::borrow::Cow::Borrowed(line);
+    if matches!(first, '#' | '>' | '-' | '*' | '+') || first.is_ascii_digit() {
+        rest = std::borrow::Cow::Owned(LINE_MARKS.replace(line, "").into_owned());
+    }
+    if !rest.contains('[') && !rest.contains('<') && !rest.contains(['*', '_', '~', '=', '`']) {
+        let plain = rest.trim();
+        if !plain.starts_with('|') {
+            return plain.to_string();
+        }
+    }
     let rest = WIKILINK.replace_all(&rest, |c: &regex::Captures<'_>| {
         if let Some(d) = c.get(3).filter(|d| !d.as_str().trim().is_empty()) {
             return d.as_str().trim().to_string();
