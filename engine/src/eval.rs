@@ -278,11 +278,19 @@ fn read_run(path: &Path) -> Result<HashMap<String, Vec<String>>> {
         if cols.len() < 5 {
             return Err(bad("fewer than 5 columns"));
         }
-        let rank: usize = cols[3].parse().map_err(|_| bad("rank is not a number"))?;
-        let score: f64 = cols[4].parse().map_err(|_| bad("score is not a number"))?;
+        // A document id holding spaces (a vault path) spans several columns: with a tag, the
+        // last three columns are rank, score and tag.
+        let (doc, rank, score) = if cols.len() > 6 {
+            let n = cols.len();
+            (cols[2..n - 3].join(" "), cols[n - 3], cols[n - 2])
+        } else {
+            (cols[2].to_string(), cols[3], cols[4])
+        };
+        let rank: usize = rank.parse().map_err(|_| bad("rank is not a number"))?;
+        let score: f64 = score.parse().map_err(|_| bad("score is not a number"))?;
         rows.entry(cols[0].to_string())
             .or_default()
-            .push((score, rank, cols[2].to_string()));
+            .push((score, rank, doc));
     }
     Ok(rows
         .into_iter()
@@ -514,6 +522,23 @@ mod tests {
 
     fn r(ids: &[&str]) -> Vec<String> {
         ids.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn run_files_may_name_documents_with_spaces() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.run");
+        fs::write(
+            &p,
+            "q1 Q0 work/a b.md 2 1.5 ref\nq1 Q0 c.md 1 2.0 ref\nq2 Q0 d.md 1 1.0\n",
+        )
+        .unwrap();
+        let runs = read_run(&p).unwrap();
+        assert_eq!(
+            runs["q1"],
+            vec!["c.md".to_string(), "work/a b.md".to_string()]
+        );
+        assert_eq!(runs["q2"], vec!["d.md".to_string()]);
     }
 
     #[test]

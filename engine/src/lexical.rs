@@ -1334,10 +1334,15 @@ impl LexicalWriter {
             .and_then(|d| d.as_str())
             .unwrap_or_default();
         let tags = note.tags.join(" ");
-        let path_text = note
-            .path
-            .trim_end_matches(".md")
-            .replace(['/', '-', '_'], " ");
+        // The folders, and the file name unless it is the title (usually it is: then it is
+        // scored as the title already, and a second copy made every title match count double).
+        let stem_path = note.path.trim_end_matches(".md");
+        let (dirs, stem) = stem_path.rsplit_once('/').unwrap_or(("", stem_path));
+        let path_text = if stem.trim().eq_ignore_ascii_case(note.title.trim()) {
+            dirs.replace(['/', '-', '_'], " ")
+        } else {
+            stem_path.replace(['/', '-', '_'], " ")
+        };
         let folder = note.path.split_once('/').map_or("", |(top, _)| top);
         let meta = frontmatter_scalars(&note.frontmatter);
         let not_title = |h: &&String| !h.trim().eq_ignore_ascii_case(note.title.trim());
