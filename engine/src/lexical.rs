@@ -105,6 +105,13 @@ const TITLE_BOOST: f32 = 0.3;
 /// move with this weight.
 const HEADINGS_BOOST: f32 = 1.5;
 
+/// Weight of a query found word for word (as a phrase) in a note's title or an alias:
+/// `ledger migration` finds the note aliased "ledger migration" before a longer note that uses
+/// both words more often.
+const NAME_BOOST: f32 = 2.0;
+/// Queries longer than this are questions, not names: no title phrase is tried.
+const MAX_NAME_WORDS: usize = 8;
+
 /// Segments with more documents than this are left alone by the per-write merges.
 const SMALL_MERGE_MAX_DOCS: usize = 2_000;
 
@@ -383,6 +390,8 @@ pub(crate) struct Lexical {
     note_all: QueryParser,
     /// Note documents, any word may match.
     note_any: QueryParser,
+    /// Note documents: the query as a phrase in the title or an alias.
+    name_phrase: QueryParser,
     /// Chunk documents, every word must match.
     chunk_all: QueryParser,
     /// Chunk documents, any word may match.
@@ -539,6 +548,13 @@ impl Lexical {
         note_any.set_field_boost(fields.path_text, 1.0);
         let mut note_all = note_any.clone();
         note_all.set_conjunction_by_default();
+        let mut name_phrase = QueryParser::new(
+            index.schema(),
+            vec![fields.title, fields.aliases],
+            query_tokenizers(),
+        );
+        name_phrase.set_field_boost(fields.title, NAME_BOOST);
+        name_phrase.set_field_boost(fields.aliases, NAME_BOOST);
         let mut chunk_any = QueryParser::new(
             index.schema(),
             vec![fields.headings, fields.body],
@@ -555,6 +571,7 @@ impl Lexical {
             loaded_meta: std::sync::Mutex::new(key),
             note_all,
             note_any,
+            name_phrase,
             chunk_all,
             chunk_any,
         })
@@ -756,8 +773,32 @@ impl Lexical {
     ) -> Result<Vec<RankedNote>> {
         let f = &self.fields;
         let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
-        let (any, _) = self.note_any.parse_query_lenient(&words);
-        let (all, _) = self.note_all.parse_query_lenient(&words);
+        let (mut any, _) = self.note_any.parse_query_lenient(&words);
+        let (mut all, _) = self.note_all.parse_query_lenient(&words);
+        // A query that is a note's title or alias, word for word, names that note.
+        let plain: String = words
+            .chars()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    '"' | '+' | ':' | '(' | ')' | '[' | ']' | '{' | '}' | '^' | '~'
+                )
+            })
+            .collect();
+        let n_words = plain.split_whitespace().count();
+        if (2..=MAX_NAME_WORDS).contains(&n_words) {
+            let (phrase, _) = self
+                .name_phrase
+                .parse_query_lenient(&format!("\"{plain}\""));
+            let with_name = |q: Box<dyn Query>| -> Box<dyn Query> {
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, q),
+                    (Occur::Should, phrase.box_clone()),
+                ]))
+            };
+            any = with_name(any);
+            all = with_name(all);
+        }
         let mut tiers: Vec<(Box<dyn Query>, bool)> = Vec::new();
         let idents = identifier_terms(query);
         if !idents.is_empty() && names_identifiers(query) {

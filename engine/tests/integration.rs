@@ -398,3 +398,65 @@ fn an_open_handle_sees_later_commits_from_another_handle() {
         );
     }
 }
+
+/// Notes are ranked by their whole text: a note whose query words sit in different sections
+/// (different chunks) beats notes holding one of them; the hit shows the chunk that matched
+/// best, with a clean snippet; equal scores go by path, whatever order the index holds them in.
+#[test]
+fn notes_rank_by_whole_text_and_ties_go_by_path() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let filler = "Plain words about the weather and lunch plans. ".repeat(30);
+    write(
+        root,
+        "spread.md",
+        &format!(
+            "# Spread\n\n## Timeline\n\nThe ledger stalled at noon.\n\n{filler}\n\n## Resolution\n\nWe raised the pool size; see [[Pool Notes#Sizing|pool sizing]].\n\n{filler}\n"
+        ),
+    );
+    write(
+        root,
+        "only-ledger.md",
+        "# Only ledger\n\nThe ledger, the ledger.\n",
+    );
+    write(root, "only-pool.md", "# Only pool\n\nA pool, a pool.\n");
+    // Two notes with the same text: a tie.
+    write(root, "tie-b.md", "# Same\n\nquokka marmot\n");
+    write(root, "tie-a.md", "# Same\n\nquokka marmot\n");
+    let v = Vault::open(root, VaultOptions::default()).unwrap();
+    v.update(&NoProgress).unwrap();
+    let hits = v.search("ledger pool", &SearchOptions::default()).unwrap();
+    assert_eq!(hits[0].path, "spread.md", "{hits:?}");
+    assert!(
+        hits[0].chunk > 0,
+        "the Resolution chunk shows: {:?}",
+        hits[0]
+    );
+    assert!(
+        hits[0].snippet.contains("**pool**") && hits[0].snippet.contains("sizing."),
+        "{:?}",
+        hits[0].snippet
+    );
+    assert!(!hits[0].snippet.contains("[[") && !hits[0].snippet.contains("##"));
+    assert_eq!(search(&v, "quokka marmot")[..2], ["tie-a.md", "tie-b.md"]);
+    // Rewrite tie-a (its documents move to a newer segment): the order holds.
+    write(root, "tie-a.md", "# Same\n\nmarmot quokka\n");
+    v.update(&NoProgress).unwrap();
+    assert_eq!(search(&v, "quokka marmot")[..2], ["tie-a.md", "tie-b.md"]);
+    // Frontmatter values are found, and an identifier looked up ranks its note first.
+    write(
+        root,
+        "incident.md",
+        "---\nticket: OPS-2291\nowner: Ana\n---\n# Outage\n\nThe sync stalled.\n",
+    );
+    write(
+        root,
+        "mention.md",
+        "# Ops notes\n\nOPS 2291 and ops-2291-like tickets, ops ops 2291 2291.\n",
+    );
+    v.update(&NoProgress).unwrap();
+    let hits = v.search("OPS-2291", &SearchOptions::default()).unwrap();
+    assert_eq!(hits[0].path, "incident.md", "{hits:?}");
+    assert!(hits[0].exact);
+    assert!(hits.iter().skip(1).all(|h| !h.exact), "{hits:?}");
+}
