@@ -247,7 +247,33 @@ fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
     );
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!r["hits"].as_array().unwrap().is_empty());
+    // Relevance in [0, 1]: the one list's first hit is 1.
+    let scores: Vec<f64> = r["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scores[0], 1.0, "{scores:?}");
+    assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)), "{scores:?}");
     assert_eq!(r["used"], serde_json::json!(["lex"]));
+    // The text names the score for what it is.
+    let text = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["query", "--vault", vs, "connection pool"])
+        .env("MINDEX_MODEL_DIR", dir.path().join("no-model"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("relevance 1.000"), "{text}");
+    assert!(!text.contains("[[") && !text.contains("## "), "{text}");
+    let text = ok(&["search", "--vault", vs, "OPS-1432"]);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("Checkout outage")
+            && first.contains("bm25")
+            && first.contains("exact match"),
+        "{text}"
+    );
     assert_eq!(r["notices"].as_array().unwrap().len(), 1);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("note:").count(), 1, "{err}");

@@ -1453,7 +1453,7 @@ pub fn tools() -> Vec<Value> {
     let s = |d: &str| json!({"type": "string", "description": d});
     let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
     vec![
-        json!({"name": "search", "description": "Search the vault (hybrid BM25 + vectors when available). Returns the best chunk of each visible note with path, line and snippet.",
+        json!({"name": "search", "description": "Search the vault (hybrid BM25 + vectors when available). Returns the best chunk of each visible note with path, line, relevance (0-1; 1 = first in every ranking; \"exact match\" when the note holds the identifier or ticket id asked for) and a snippet.",
             "inputSchema": {"type": "object", "properties": {"query": s("What to look for, in plain words"),
                 "limit": {"type": "number", "default": 5, "description": "Hits to return"}}, "required": ["query"]},
             "annotations": annotations("Search the vault", true)}),
