@@ -818,9 +818,11 @@ impl McpServer {
                             json!({"query": label, "withheld": withheld,
                             "total": total, "bytes": text.len()}),
                         );
+                        // The hits alone: list ranks counted notes the caller cannot see.
+                        let results: Vec<&Hit> = hits.iter().map(|h| &h.hit).collect();
                         Ok(text_result(
                             text,
-                            json!({"results": hits, "withheld": withheld,
+                            json!({"results": results, "withheld": withheld,
                             "total": total, "notices": notices}),
                         ))
                     }
@@ -1032,7 +1034,7 @@ impl McpServer {
         &self,
         subs: &[SubQuery],
         limit: usize,
-    ) -> crate::Result<(Vec<Hit>, usize, usize, Vec<String>)> {
+    ) -> crate::Result<(Vec<crate::QueryHit>, usize, usize, Vec<String>)> {
         let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
             self.embedder()
         } else {
@@ -1393,7 +1395,40 @@ fn typed_subqueries(args: &Value) -> Result<Vec<SubQuery>, RpcError> {
     }
 }
 
-fn render_hits(hits: &[Hit], withheld: usize, limit: usize, notices: &[String]) -> String {
+/// What each retriever scored a hit: `bm25 6.3`, `cosine 0.32` (not ranks: those count notes
+/// the caller may not see).
+fn stage_scores(h: &crate::QueryHit) -> String {
+    let Some(e) = &h.explain else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for kind in [SubQueryKind::Lex, SubQueryKind::Vec] {
+        let best = e
+            .sources
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.score)
+            .fold(None, |m: Option<f32>, x| Some(m.map_or(x, |m| m.max(x))));
+        if let Some(x) = best.filter(|x| x.is_finite()) {
+            parts.push(match kind {
+                SubQueryKind::Lex => format!("bm25 {x:.1}"),
+                _ => format!("cosine {x:.2}"),
+            });
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    }
+}
+
+fn render_hits(
+    hits: &[crate::QueryHit],
+    withheld: usize,
+    limit: usize,
+    notices: &[String],
+) -> String {
     let mut s = String::new();
     for n in notices {
         s.push_str(&format!("({n})\n\n"));
@@ -1411,7 +1446,8 @@ fn render_hits(hits: &[Hit], withheld: usize, limit: usize, notices: &[String]) 
     let parts: Vec<String> = hits
         .iter()
         .enumerate()
-        .map(|(i, h)| {
+        .map(|(i, qh)| {
+            let h = &qh.hit;
             let snippet: String = h
                 .snippet
                 .split_whitespace()
@@ -1422,12 +1458,13 @@ fn render_hits(hits: &[Hit], withheld: usize, limit: usize, notices: &[String]) 
                 .collect();
             let score = if h.score.is_finite() { h.score } else { 0.0 };
             format!(
-                "[{}] {}:{}  (relevance {:.2}{})\n    {}\n    {}",
+                "[{}] {}:{}  (relevance {:.2}{}{})\n    {}\n    {}",
                 i + 1,
                 h.path,
                 h.line,
                 score.clamp(0.0, 1.0),
-                if h.exact { ", exact match" } else { "" },
+                stage_scores(qh),
+                if h.exact { "; exact match" } else { "" },
                 h.title,
                 snippet
             )
@@ -1806,7 +1843,10 @@ mod tests {
             json!({"query": "connection pool", "limit": 5}),
         );
         let text = r["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("(relevance "), "{text}");
+        assert!(
+            text.contains("(relevance ") && text.contains(": bm25 "),
+            "{text}"
+        );
         assert!(!text.contains("score") && !text.contains('%'), "{text}");
         assert!(!text.contains("[[") && !text.contains("## "), "{text}");
         for h in r["result"]["structuredContent"]["results"]

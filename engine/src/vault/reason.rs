@@ -29,7 +29,6 @@ use super::Vault;
 use crate::embed::Embedder;
 use crate::error::Result;
 use crate::identity::Caller;
-use crate::lexical::Hit;
 use crate::query::{QueryOptions, SubQuery, SubQueryKind};
 
 /// The default wall-clock limit of a reasoning session.
@@ -98,8 +97,9 @@ pub struct Reasoning {
 /// Hits of a scoped search and what the policy withheld.
 #[derive(Debug, Clone, Default)]
 pub struct ScopedHits {
-    /// The hits in notes the caller may read, best first.
-    pub hits: Vec<Hit>,
+    /// The hits in notes the caller may read, best first, each with its stage scores
+    /// ([`crate::Explain`]).
+    pub hits: Vec<crate::QueryHit>,
     /// Hits dropped because their note is outside the exposure policy.
     pub withheld: usize,
     /// Hits before filtering.
@@ -123,15 +123,15 @@ impl Vault {
         };
         let opts = QueryOptions {
             limit: (limit * 4).max(20),
+            explain: true,
             ..QueryOptions::default()
         };
         let r = self.query(model, subs, &opts)?;
         let total = r.hits.len();
-        let permitted: Vec<Hit> = r
+        let permitted: Vec<crate::QueryHit> = r
             .hits
             .into_iter()
-            .map(|h| h.hit)
-            .filter(|h| ex.may_read(&h.path).is_ok())
+            .filter(|h| ex.may_read(&h.hit.path).is_ok())
             .collect();
         let withheld = total - permitted.len();
         Ok(ScopedHits {
@@ -200,10 +200,11 @@ impl Vault {
                 ));
             }
         };
-        let evidence: Vec<String> = seed.hits.iter().map(|h| h.path.clone()).collect();
+        let evidence: Vec<String> = seed.hits.iter().map(|h| h.hit.path.clone()).collect();
         let evidence_text = seed
             .hits
             .iter()
+            .map(|h| &h.hit)
             .map(|h| {
                 format!(
                     "- {} ({}:{}) — {}",
