@@ -672,19 +672,16 @@ impl Lexical {
     /// Notes are ranked by their whole text (see the module docs for the order); each hit shows
     /// the note's best-matching chunk. With `opts.all_chunks`, chunks are ranked on their own.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
-        if opts.limit == 0 || query.trim().is_empty() {
+        let Some(searcher) = self.searcher_for(query, opts.limit)? else {
             return Ok(Vec::new());
-        }
-        self.refresh()?;
-        let searcher = self.reader.searcher();
-        let (note_stats, chunk_stats) = self.kind_stats(&searcher)?;
-        let terms = snippet::query_terms(query);
-        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+        };
+        let (_, chunk_stats) = self.kind_stats(&searcher)?;
         if opts.all_chunks {
+            let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+            let terms = snippet::query_terms(query);
             return self.chunk_hits(&searcher, &chunk_stats, &words, opts.limit, &terms);
         }
-        let ranked = self.rank_notes(&searcher, &note_stats, query, opts.limit, None)?;
-        let mut hits: Vec<Hit> = ranked.into_iter().map(RankedNote::into_hit).collect();
+        let mut hits = self.rank_with(&searcher, query, opts.limit, None)?;
         self.fill_with(&searcher, &chunk_stats, &mut hits, query)?;
         Ok(hits)
     }
@@ -693,14 +690,45 @@ impl Lexical {
     /// 0 and an empty snippet, for rankings most of which are never shown (fusion candidates,
     /// evaluation). [`Lexical::fill`] completes the ones shown.
     pub(crate) fn rank(&self, query: &str, limit: usize) -> Result<Vec<Hit>> {
-        if limit == 0 || query.trim().is_empty() {
+        match self.searcher_for(query, limit)? {
+            Some(searcher) => self.rank_with(&searcher, query, limit, None),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The paths of the notes in the top-level `folder` (e.g. `memories`) matching `query`, best
+    /// first (the order of [`Lexical::search`]), at most `limit`. No snippets are built.
+    pub fn paths_in_folder(&self, query: &str, limit: usize, folder: &str) -> Result<Vec<String>> {
+        let Some(searcher) = self.searcher_for(query, limit)? else {
             return Ok(Vec::new());
+        };
+        Ok(self
+            .rank_with(&searcher, query, limit, Some(folder))?
+            .into_iter()
+            .map(|h| h.path)
+            .collect())
+    }
+
+    /// A searcher on the latest commit, or `None` when nothing can match (no room, no words).
+    fn searcher_for(&self, query: &str, limit: usize) -> Result<Option<Searcher>> {
+        if limit == 0 || query.trim().is_empty() {
+            return Ok(None);
         }
         self.refresh()?;
-        let searcher = self.reader.searcher();
-        let (note_stats, _) = self.kind_stats(&searcher)?;
+        Ok(Some(self.reader.searcher()))
+    }
+
+    /// The ranking of [`Lexical::rank`] on `searcher`, optionally in one top-level folder.
+    fn rank_with(
+        &self,
+        searcher: &Searcher,
+        query: &str,
+        limit: usize,
+        folder: Option<&str>,
+    ) -> Result<Vec<Hit>> {
+        let (note_stats, _) = self.kind_stats(searcher)?;
         Ok(self
-            .rank_notes(&searcher, &note_stats, query, limit, None)?
+            .rank_notes(searcher, &note_stats, query, limit, folder)?
             .into_iter()
             .map(RankedNote::into_hit)
             .collect())
@@ -976,22 +1004,6 @@ impl Lexical {
             }
         }
         Ok(hits)
-    }
-
-    /// The paths of the notes in the top-level `folder` (e.g. `memories`) matching `query`, best
-    /// first (the order of [`Lexical::search`]), at most `limit`. No snippets are built.
-    pub fn paths_in_folder(&self, query: &str, limit: usize, folder: &str) -> Result<Vec<String>> {
-        if limit == 0 || query.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        self.refresh()?;
-        let searcher = self.reader.searcher();
-        let (note_stats, _) = self.kind_stats(&searcher)?;
-        Ok(self
-            .rank_notes(&searcher, &note_stats, query, limit, Some(folder))?
-            .into_iter()
-            .map(|n| n.path)
-            .collect())
     }
 
     /// Every live chunk as (key, text to embed), one entry per distinct key.
