@@ -71,7 +71,8 @@ pub struct Parsed {
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$").expect("static regex")
 });
-static WIKILINK: LazyLock<Regex> = LazyLock::new(|| {
+/// A wikilink or embed: 1 `!` (embed), 2 target, 3 heading, 4 display text.
+pub(crate) static WIKILINK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
         .expect("static regex")
 });

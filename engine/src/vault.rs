@@ -1346,17 +1346,32 @@ impl Vault {
         lists: &[(usize, SubQueryKind, f32, Vec<Hit>)],
     ) -> Result<()> {
         let lexical = self.lexical()?;
-        for h in hits.iter_mut() {
-            let best = lists
-                .iter()
-                .filter_map(|(sub, _, _, l)| {
-                    l.iter()
-                        .position(|x| x.path == h.hit.path)
-                        .map(|r| (r, *sub))
-                })
-                .min();
-            let text = best.map_or("", |(_, sub)| subqueries[sub].text.as_str());
-            lexical.fill(std::slice::from_mut(&mut h.hit), text)?;
+        let texts: Vec<&str> = hits
+            .iter()
+            .map(|h| {
+                lists
+                    .iter()
+                    .filter_map(|(sub, _, _, l)| {
+                        l.iter()
+                            .position(|x| x.path == h.hit.path)
+                            .map(|r| (r, *sub))
+                    })
+                    .min()
+                    .map_or("", |(_, sub)| subqueries[sub].text.as_str())
+            })
+            .collect();
+        // One fill per distinct text (a plain hybrid query has one): the query is parsed and
+        // analyzed once, not once per hit.
+        let mut distinct = texts.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for text in distinct {
+            let at: Vec<usize> = (0..hits.len()).filter(|&i| texts[i] == text).collect();
+            let mut group: Vec<Hit> = at.iter().map(|&i| hits[i].hit.clone()).collect();
+            lexical.fill(&mut group, text)?;
+            for (i, h) in at.into_iter().zip(group) {
+                hits[i].hit = h;
+            }
         }
         Ok(())
     }

@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::tokenizer;
+use crate::note::WIKILINK;
 
 /// Target snippet length, in characters.
 pub(crate) const SNIPPET_CHARS: usize = 220;
@@ -31,10 +32,6 @@ pub(crate) struct Snippet {
     pub first_match_line: Option<usize>,
 }
 
-static WIKILINK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"!?\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
-        .expect("static regex")
-});
 static MDLINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)").expect("static regex"));
 static HTML_TAG: LazyLock<Regex> =
@@ -76,12 +73,12 @@ fn clean_line(line: &str, in_fence: &mut bool) -> String {
         }
     }
     let rest = WIKILINK.replace_all(&rest, |c: &regex::Captures<'_>| {
-        if let Some(d) = c.get(3).filter(|d| !d.as_str().trim().is_empty()) {
+        if let Some(d) = c.get(4).filter(|d| !d.as_str().trim().is_empty()) {
             return d.as_str().trim().to_string();
         }
-        let target = c.get(1).map_or("", |m| m.as_str()).trim();
+        let target = c.get(2).map_or("", |m| m.as_str()).trim();
         let target = target.rsplit('/').next().unwrap_or(target);
-        match c.get(2).map(|h| h.as_str().trim().trim_start_matches('^')) {
+        match c.get(3).map(|h| h.as_str().trim().trim_start_matches('^')) {
             Some(h) if !h.is_empty() && !target.is_empty() => format!("{target} > {h}"),
             Some(h) if !h.is_empty() => h.to_string(),
             _ => target.to_string(),
