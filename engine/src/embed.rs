@@ -5,20 +5,24 @@
 //! No network: a model is a folder holding `config.json`, `tokenizer.json` and
 //! `model.safetensors` (memory-mapped). See [`model_dir`] for where it is looked for.
 
-pub(crate) mod bert;
+pub(crate) mod encoder;
+mod kernels;
+
+pub use encoder::Precision;
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 use rayon::prelude::*;
+use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::error::{Error, Result};
-use bert::{Bert, BertConfig, mean_pool_normalize};
+use encoder::{Encoder, Pool};
 
-/// Token budget of one batch (texts × longest text). Measured on 256-token passages, 2 cores:
-/// 32-text batches ran 9.0 texts/s, ≤ 2,048-token batches 13.5 texts/s (less memory traffic).
+/// Token budget of one batch (texts laid end to end, no padding). Batches run in parallel, one
+/// per core; this size keeps a batch's buffers in cache and the cores evenly loaded.
 const BATCH_TOKENS: usize = 2048;
 
 /// Name of the default model (its folder name under the models directory).
@@ -32,6 +36,40 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// Embeds each text; returns one L2-normalised vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// The fields of `config.json` the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    #[serde(default = "default_max_positions")]
+    pub max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+    /// Number of labels of a sequence-classification head (`id2label` length), if any.
+    #[serde(default)]
+    pub id2label: Option<std::collections::BTreeMap<String, String>>,
+}
+
+fn default_max_positions() -> usize {
+    512
+}
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+fn default_act() -> String {
+    "gelu".into()
 }
 
 /// Where models live by default: `$XDG_DATA_HOME/mindex/models`, else `~/.local/share/mindex/models`.
@@ -132,46 +170,10 @@ pub(crate) fn load_weights(dir: &Path, device: &Device) -> Result<VarBuilder<'st
         .map_err(|e| model_err(&p, e))
 }
 
-/// One padded batch ready for the encoder.
-pub(crate) struct Batch {
-    pub ids: Tensor,
-    pub type_ids: Tensor,
-    pub mask: Tensor,
-}
-
-/// Pads encodings to the longest one and builds (batch, tokens) tensors.
-pub(crate) fn make_batch(encodings: &[&tokenizers::Encoding], device: &Device) -> Result<Batch> {
-    let t = encodings
-        .iter()
-        .map(|e| e.get_ids().len())
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let b = encodings.len();
-    let mut ids = vec![0u32; b * t];
-    let mut types = vec![0u32; b * t];
-    let mut mask = vec![0u32; b * t];
-    for (i, e) in encodings.iter().enumerate() {
-        let n = e.get_ids().len();
-        ids[i * t..i * t + n].copy_from_slice(e.get_ids());
-        types[i * t..i * t + n].copy_from_slice(e.get_type_ids());
-        mask[i * t..i * t + n].copy_from_slice(e.get_attention_mask());
-    }
-    let mk = |v: Vec<u32>| {
-        Tensor::from_vec(v, (b, t), device).map_err(|e| model_err(Path::new("batch"), e))
-    };
-    Ok(Batch {
-        ids: mk(ids)?,
-        type_ids: mk(types)?,
-        mask: mk(mask)?,
-    })
-}
-
 /// A BERT sentence embedder (mean pooling + L2), e.g. all-MiniLM-L6-v2.
 pub struct BertEmbedder {
-    bert: Bert,
+    encoder: Encoder,
     tokenizer: Tokenizer,
-    device: Device,
     dim: usize,
     max_tokens: usize,
     batch_tokens: usize,
@@ -186,14 +188,33 @@ impl std::fmt::Debug for BertEmbedder {
             .field("id", &self.id)
             .field("dim", &self.dim)
             .field("max_tokens", &self.max_tokens)
+            .field("precision", &self.encoder.precision())
             .finish_non_exhaustive()
     }
 }
 
 impl BertEmbedder {
     /// Loads a model folder (`config.json`, `tokenizer.json`, `model.safetensors`; optionally
-    /// `sentence_bert_config.json` for the truncation length, 256 for all-MiniLM-L6-v2).
+    /// `sentence_bert_config.json` for the truncation length, 256 for all-MiniLM-L6-v2), with the
+    /// machine's default [`Precision`] (`$MINDEX_PRECISION` overrides it: `int8` or `f32`).
     pub fn load(dir: &Path) -> Result<Self> {
+        let precision = match std::env::var("MINDEX_PRECISION") {
+            Ok(v) if !v.trim().is_empty() => {
+                v.trim()
+                    .parse()
+                    .map_err(|e: String| Error::InvalidArgument {
+                        name: "MINDEX_PRECISION".into(),
+                        detail: e,
+                    })?
+            }
+            _ => Precision::auto(),
+        };
+        Self::load_with(dir, precision)
+    }
+
+    /// Like [`BertEmbedder::load`] with an explicit precision. Vectors of both precisions mix
+    /// (they keep the model's id): int8 ones are within cosine 0.995 of the f32 ones.
+    pub fn load_with(dir: &Path, precision: Precision) -> Result<Self> {
         check_model_dir(dir)?;
         let config = load_config(dir)?;
         let max_tokens = std::fs::read_to_string(dir.join("sentence_bert_config.json"))
@@ -202,16 +223,14 @@ impl BertEmbedder {
             .and_then(|v| v.get("max_seq_length").and_then(|m| m.as_u64()))
             .map_or(config.max_position_embeddings, |m| m as usize)
             .min(config.max_position_embeddings);
-        let device = Device::Cpu;
-        let vb = load_weights(dir, &device)?;
-        let bert = Bert::load(vb, &config).map_err(|e| model_err(dir, e))?;
+        let vb = load_weights(dir, &Device::Cpu)?;
+        let encoder = Encoder::load(&vb, &config, precision).map_err(|e| model_err(dir, e))?;
         let name = dir
             .file_name()
             .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
         Ok(BertEmbedder {
-            bert,
+            encoder,
             tokenizer: load_tokenizer(dir, max_tokens)?,
-            device,
             dim: config.hidden_size,
             max_tokens,
             batch_tokens: BATCH_TOKENS,
@@ -225,15 +244,19 @@ impl BertEmbedder {
         self.max_tokens
     }
 
+    /// The precision the dense layers run at.
+    pub fn precision(&self) -> Precision {
+        self.encoder.precision()
+    }
+
     fn run_batch(&self, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
-        let batch = make_batch(encodings, &self.device)?;
-        let out = self
-            .bert
-            .forward(&batch.ids, &batch.type_ids, &batch.mask)
-            .and_then(|h| mean_pool_normalize(&h, &batch.mask))
-            .and_then(|v| v.to_vec2::<f32>())
-            .map_err(|e| model_err(&self.dir, e))?;
-        Ok(out)
+        let texts: Vec<(&[u32], &[u32])> = encodings
+            .iter()
+            .map(|e| (e.get_ids(), e.get_type_ids()))
+            .collect();
+        self.encoder
+            .encode(&texts, Pool::Mean)
+            .map_err(|e| model_err(&self.dir, e))
     }
 }
 

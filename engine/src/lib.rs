@@ -53,7 +53,7 @@ mod watch;
 
 pub use audit::AuditLog;
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
-pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, model_dir, models_home};
+pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, Precision, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};
 pub use eval::{EvalFiles, EvalFusion, EvalMode, EvalReport, EvalScores, evaluate};
 pub use exposure::{Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile};

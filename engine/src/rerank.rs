@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use candle_core::Device;
 use tokenizers::Tokenizer;
 
-use crate::embed::bert::{Bert, ClassifierHead};
-use crate::embed::{check_model_dir, load_config, load_tokenizer, load_weights, make_batch};
+use crate::embed::encoder::{ClassifierHead, Encoder, Pool};
+use crate::embed::{Precision, check_model_dir, load_config, load_tokenizer, load_weights};
 use crate::error::{Error, Result};
 
 /// Scores (query, passage) pairs; higher is more relevant. Implementations are `Send + Sync`.
@@ -19,11 +19,10 @@ pub trait Reranker: Send + Sync {
 
 /// A BERT cross-encoder (`BertForSequenceClassification` weights).
 pub struct CrossEncoder {
-    bert: Bert,
+    encoder: Encoder,
     head: ClassifierHead,
     labels: usize,
     tokenizer: Tokenizer,
-    device: Device,
     dir: PathBuf,
 }
 
@@ -45,27 +44,26 @@ fn err(path: &Path, e: impl std::fmt::Display) -> Error {
 
 impl CrossEncoder {
     /// Loads a sequence-classification model folder. Weights may be stored with the usual
-    /// `bert.` prefix (Hugging Face `BertForSequenceClassification`) or without it.
+    /// `bert.` prefix (Hugging Face `BertForSequenceClassification`) or without it. It runs in
+    /// f32: int8 is measured for the embedder only.
     pub fn load(dir: &Path) -> Result<Self> {
         check_model_dir(dir)?;
         let config = load_config(dir)?;
         let labels = config.id2label.as_ref().map_or(1, |m| m.len().max(1));
-        let device = Device::Cpu;
-        let vb = load_weights(dir, &device)?;
+        let vb = load_weights(dir, &Device::Cpu)?;
         let base = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
             vb.clone()
         };
-        let bert = Bert::load(base.clone(), &config).map_err(|e| err(dir, e))?;
-        let head = ClassifierHead::load(base.pp("pooler"), vb.pp("classifier"), &config, labels)
+        let encoder = Encoder::load(&base, &config, Precision::F32).map_err(|e| err(dir, e))?;
+        let head = ClassifierHead::load(&base.pp("pooler"), &vb.pp("classifier"), &config, labels)
             .map_err(|e| err(dir, e))?;
         Ok(CrossEncoder {
-            bert,
+            encoder,
             head,
             labels,
             tokenizer: load_tokenizer(dir, config.max_position_embeddings.min(512))?,
-            device,
             dir: dir.to_path_buf(),
         })
     }
@@ -89,15 +87,16 @@ impl Reranker for CrossEncoder {
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut out = vec![0f32; passages.len()];
         for group in order.chunks(16) {
-            let encs: Vec<&tokenizers::Encoding> = group.iter().map(|&i| &encodings[i]).collect();
-            let batch = make_batch(&encs, &self.device)?;
-            let logits = self
-                .bert
-                .forward(&batch.ids, &batch.type_ids, &batch.mask)
-                .and_then(|h| self.head.forward(&h))
-                .and_then(|l| l.to_vec2::<f32>())
+            let texts: Vec<(&[u32], &[u32])> = group
+                .iter()
+                .map(|&i| (encodings[i].get_ids(), encodings[i].get_type_ids()))
+                .collect();
+            let cls = self
+                .encoder
+                .encode(&texts, Pool::Cls)
                 .map_err(|e| err(&self.dir, e))?;
-            for (&i, row) in group.iter().zip(logits) {
+            for (&i, cls) in group.iter().zip(cls) {
+                let row = self.head.forward(&cls);
                 out[i] = if self.labels == 1 {
                     sigmoid(row[0])
                 } else {
@@ -117,7 +116,7 @@ pub(crate) mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    use candle_core::{DType, Tensor};
+    use candle_core::{DType, Device, Tensor};
     use tokenizers::models::wordpiece::WordPiece;
     use tokenizers::normalizers::BertNormalizer;
     use tokenizers::pre_tokenizers::bert::BertPreTokenizer;

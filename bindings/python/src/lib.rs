@@ -147,13 +147,31 @@ struct PyEmbedder {
 #[pymethods]
 impl PyEmbedder {
     /// Loads the model from `model_dir` (default: `$MINDEX_MODEL_DIR`, else the per-user
-    /// models folder where `scripts/setup-model.sh` installs all-MiniLM-L6-v2).
+    /// models folder where `scripts/setup-model.sh` installs all-MiniLM-L6-v2). `precision` is
+    /// `"int8"` or `"f32"` (default: `$MINDEX_PRECISION`, else int8 where the CPU has VNNI).
     #[new]
-    #[pyo3(signature = (model_dir = None))]
-    fn new(py: Python<'_>, model_dir: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (model_dir = None, precision = None))]
+    fn new(
+        py: Python<'_>,
+        model_dir: Option<PathBuf>,
+        precision: Option<String>,
+    ) -> PyResult<Self> {
         let dir = mindex::model_dir(model_dir.as_deref());
+        let precision = precision
+            .map(|p| {
+                p.parse::<mindex::Precision>()
+                    .map_err(|detail| mindex::Error::InvalidArgument {
+                        name: "precision".into(),
+                        detail,
+                    })
+            })
+            .transpose()
+            .or_raise(py)?;
         let inner = py
-            .detach(|| mindex::BertEmbedder::load(&dir))
+            .detach(|| match precision {
+                Some(p) => mindex::BertEmbedder::load_with(&dir, p),
+                None => mindex::BertEmbedder::load(&dir),
+            })
             .or_raise(py)?;
         Ok(PyEmbedder {
             inner: Arc::new(inner),
@@ -170,6 +188,12 @@ impl PyEmbedder {
     #[getter]
     fn dim(&self) -> usize {
         mindex::Embedder::dim(&*self.inner)
+    }
+
+    /// How the dense layers compute: `"int8"` or `"f32"`.
+    #[getter]
+    fn precision(&self) -> &'static str {
+        self.inner.precision().as_str()
     }
 
     /// Embeds `texts`; returns a numpy float32 array of shape (len(texts), dim), L2-normalised.

@@ -154,6 +154,12 @@ def test_embeddings_are_numpy_and_hybrid_query_uses_them(vault: mindex.Vault) ->
     assert isinstance(v, np.ndarray) and v.dtype == np.float32 and v.shape == (3, 384)
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
     assert v[0] @ v[1] > v[0] @ v[2]
+    assert model.precision in ("int8", "f32")
+    reference = mindex.Embedder(_model_dir(), precision="f32")
+    assert reference.precision == "f32"
+    assert np.all(np.sum(reference.embed(["undo a deploy"]) * v[1], axis=1) > 0.995)
+    with pytest.raises(ValueError, match="precision"):
+        mindex.Embedder(_model_dir(), precision="int4")
     report = vault.embed(model)
     assert report["embedded"] > 0
     hits = vault.query("why did customers see errors", limit=3, embedder=model)
