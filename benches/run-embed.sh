@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Embedding throughput: mindex (candle) against sentence-transformers (PyTorch CPU), same texts,
-# same 2 threads, one run. Needs a Python with sentence-transformers: PYTHON=/path/to/python.
+# Embedding throughput: mindex (int8, the default where the CPU has VNNI, and f32) against
+# sentence-transformers (PyTorch CPU), same texts, same 2 threads, one run; prints the ratios.
+# Needs a Python with sentence-transformers: PYTHON=/path/to/python.
 #   benches/run-embed.sh            (texts from ../shared/data/scifact-train, or SCIFACT=dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,12 @@ with open(f"{out}/short.jsonl", "w") as f:
         f.write(json.dumps(q["text"]) + "\n")
 PY
 cargo bench -p mindex-benches --bench embed --no-run
+rate() { sed -n 's/.*best of 3: \([0-9.]*\) texts\/s.*/\1/p' | tail -1; }
 for set in passages short; do
   echo "== $set"
-  RAYON_NUM_THREADS=2 cargo bench -q -p mindex-benches --bench embed -- "$tmp/$set.jsonl" | tail -1
-  THREADS=2 HF_HUB_OFFLINE=1 "$py" benches/embed_vs_st.py "$tmp/$set.jsonl" | tail -1
+  int8=$(MINDEX_PRECISION=int8 RAYON_NUM_THREADS=2 cargo bench -q -p mindex-benches --bench embed -- "$tmp/$set.jsonl" | tee /dev/stderr | rate)
+  f32=$(MINDEX_PRECISION=f32 RAYON_NUM_THREADS=2 cargo bench -q -p mindex-benches --bench embed -- "$tmp/$set.jsonl" | tee /dev/stderr | rate)
+  st=$(THREADS=2 HF_HUB_OFFLINE=1 "$py" benches/embed_vs_st.py "$tmp/$set.jsonl" | tee /dev/stderr | rate)
+  awk -v a="$int8" -v b="$f32" -v s="$st" -v n="$set" 'BEGIN {
+    printf "%s: mindex int8 %.1f/s = %.2fx sentence-transformers (%.1f/s); f32 %.1f/s = %.2fx\n", n, a, a / s, s, b, b / s }'
 done

@@ -1,5 +1,5 @@
-//! Embedding throughput of mindex's candle BERT on a file of texts (one JSON string per line),
-//! the same file `benches/embed_vs_st.py` feeds sentence-transformers.
+//! Embedding throughput of mindex's encoder (`MINDEX_PRECISION`: int8 or f32) on a file of texts
+//! (one JSON string per line), the same file `benches/embed_vs_st.py` feeds sentence-transformers.
 //!
 //! `cargo bench -p mindex-benches --bench embed -- FILE [BATCH]` prints `texts/s`.
 
@@ -32,7 +32,8 @@ fn main() -> anyhow::Result<()> {
     }
     rates.sort_by(f64::total_cmp);
     println!(
-        "mindex: {} texts, best of 3: {:.1} texts/s (median {:.1})",
+        "mindex {}: {} texts, best of 3: {:.1} texts/s (median {:.1})",
+        e.precision(),
         texts.len(),
         rates[2],
         rates[1]

@@ -411,9 +411,8 @@ fn open(cli: &Cli) -> anyhow::Result<Vault> {
     Ok(Vault::open(root, options)?)
 }
 
-fn load_model(cli: &Cli, dir: Option<&std::path::Path>) -> mindex::Result<mindex::BertEmbedder> {
-    let precision = cli.precision.unwrap_or_else(mindex::Precision::auto);
-    mindex::BertEmbedder::load_with(&mindex::model_dir(dir), precision)
+fn load_model(dir: Option<&std::path::Path>) -> mindex::Result<mindex::BertEmbedder> {
+    mindex::BertEmbedder::load(&mindex::model_dir(dir))
 }
 
 fn bar(cli: &Cli) -> Bar {
@@ -505,7 +504,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     ..VaultOptions::default()
                 },
             )?;
-            let embedder = load_model(cli, model.as_deref())?;
+            let embedder = load_model(model.as_deref())?;
             let report = vault.embed(&embedder, &bar(cli))?;
             out.embed(&report)
         }
@@ -515,7 +514,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             model,
         } => {
             let vault = open(cli)?;
-            let embedder = load_model(cli, model.as_deref())?;
+            let embedder = load_model(model.as_deref())?;
             let opts = SearchOptions {
                 limit: *limit,
                 all_chunks: false,
@@ -553,7 +552,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let wants_vec = subs.iter().any(|s| s.kind == mindex::SubQueryKind::Vec);
             let mut notices = Vec::new();
             let embedder = if wants_vec {
-                match load_model(cli, model.as_deref()) {
+                match load_model(model.as_deref()) {
                     Ok(e) => Some(e),
                     Err(e @ mindex::Error::ModelMissing { .. }) => {
                         notices.push(format!("{e}; lexical ranking only"));
@@ -640,7 +639,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 EvalModeArg::All => vec![M::Bm25, M::Vector, M::Hybrid],
             };
             let embedder = if modes.iter().any(|m| *m != M::Bm25) {
-                Some(load_model(cli, model.as_deref())?)
+                Some(load_model(model.as_deref())?)
             } else {
                 None
             };
@@ -728,7 +727,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let who = caller(cli, &vault)?;
             // Vectors order the memories when both they and the model exist; otherwise BM25.
             let embedder = if query.is_some() && vault.vector_status().is_some() {
-                load_model(cli, model.as_deref()).ok()
+                load_model(model.as_deref()).ok()
             } else {
                 None
             };
@@ -847,7 +846,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let model = if *no_vectors || vault.vector_status().is_none() {
                 None
             } else {
-                load_model(cli, None).ok()
+                load_model(None).ok()
             };
             let r = vault.reason(
                 &who,
@@ -894,6 +893,12 @@ fn tune_allocator() {
 fn main() -> ExitCode {
     tune_allocator();
     let cli = Cli::parse();
+    if let Some(p) = cli.precision {
+        // The engine reads the precision from the environment wherever it loads the model (the
+        // MCP server and the hooks too), so the flag travels that way.
+        // SAFETY: no other thread exists yet (nothing has been spawned before this point).
+        unsafe { std::env::set_var("MINDEX_PRECISION", p.as_str()) };
+    }
     if let Command::Hook { event } = &cli.command {
         return hook::run(event, cli.vault.as_deref());
     }

@@ -208,6 +208,18 @@ mindex_error *mindex_embedder_load(const uint8_t *model_dir,
                                    size_t model_dir_len,
                                    mindex_embedder **out);
 
+// Like `mindex_embedder_load` with an explicit precision: `"int8"` (8-bit dense layers, the
+// default where the CPU has AVX-512 VNNI) or `"f32"` (the reference). NULL precision: the
+// default (`$MINDEX_PRECISION`, else by CPU). An unknown precision is `InvalidArgument`.
+//
+// # Safety
+// String arguments as in the conventions; `out` valid for writes.
+mindex_error *mindex_embedder_load_with(const uint8_t *model_dir,
+                                        size_t model_dir_len,
+                                        const uint8_t *precision,
+                                        size_t precision_len,
+                                        mindex_embedder **out);
+
 // Frees a model (NULL is fine).
 //
 // # Safety

@@ -485,6 +485,41 @@ pub unsafe extern "C" fn mindex_embedder_load(
     })
 }
 
+/// Like `mindex_embedder_load` with an explicit precision: `"int8"` (8-bit dense layers, the
+/// default where the CPU has AVX-512 VNNI) or `"f32"` (the reference). NULL precision: the
+/// default (`$MINDEX_PRECISION`, else by CPU). An unknown precision is `InvalidArgument`.
+///
+/// # Safety
+/// String arguments as in the conventions; `out` valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mindex_embedder_load_with(
+    model_dir: *const u8,
+    model_dir_len: usize,
+    precision: *const u8,
+    precision_len: usize,
+    out: *mut *mut mindex_embedder,
+) -> *mut mindex_error {
+    boundary(|| {
+        // SAFETY: forwarded from the caller.
+        let slot = unsafe { out_slot(out, "out") }?;
+        let dir = unsafe { opt_str(model_dir, model_dir_len, "model_dir") }?;
+        let precision = unsafe { opt_str(precision, precision_len, "precision") }?;
+        let dir = mindex::model_dir(dir.map(Path::new));
+        let inner = match precision {
+            Some(p) => {
+                let p = p.parse().map_err(|detail| mindex::Error::InvalidArgument {
+                    name: "precision".into(),
+                    detail,
+                })?;
+                mindex::BertEmbedder::load_with(&dir, p)?
+            }
+            None => mindex::BertEmbedder::load(&dir)?,
+        };
+        *slot = Box::into_raw(Box::new(mindex_embedder { inner }));
+        Ok(())
+    })
+}
+
 /// Frees a model (NULL is fine).
 ///
 /// # Safety

@@ -436,7 +436,9 @@ fn exp(x: f32) -> f32 {
             + r * (0.5
                 + r * (0.166_666_67
                     + r * (0.041_666_668 + r * (0.008_333_452 + r * 0.001_388_889)))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // 2^n without a float-to-int cast (which the compiler scalarises): n + 127 + 2^23 holds
+    // n + 127 in its low mantissa bits, and shifting them into the exponent field gives 2^n.
+    p * f32::from_bits((n + (127.0 + 8_388_608.0)).to_bits() << 23)
 }
 
 /// erf(x) (Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7).

@@ -233,6 +233,16 @@ int main(int argc, char **argv) {
       }
       mindex_embedder_free(model);
     }
+    /* An explicit precision: f32 loads; an unknown one is an argument error naming it. */
+    model = NULL;
+    CHECK(ok(mindex_embedder_load_with(s(argv[2]), strlen(argv[2]), s("f32"), 3, &model),
+             "load f32 model"), "load f32");
+    mindex_embedder_free(model);
+    model = NULL;
+    mindex_error *bad = mindex_embedder_load_with(s(argv[2]), strlen(argv[2]), s("int4"), 4, &model);
+    CHECK(bad != NULL && mindex_error_code(bad) == MINDEX_CODE_INVALID_ARGUMENT && model == NULL,
+          "unknown precision refused");
+    mindex_error_free(bad);
   }
 
   /* Error paths. */
