@@ -309,15 +309,21 @@ mod vnni {
                     sum[i][1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[i][1]), sa, sum[i][1]);
                 }
             }
+            // y = sum · scale_out + bias, 16 outputs at a time (masked at the matrix's edge).
             let c0 = p * NR;
             let cols = (n - c0).min(NR);
-            let mut buf = [0f32; NR];
-            for (i, row) in sum.iter().enumerate() {
-                _mm512_storeu_ps(buf.as_mut_ptr(), row[0]);
-                _mm512_storeu_ps(buf.as_mut_ptr().add(16), row[1]);
-                let out = &mut y[(r + i) * n + c0..(r + i) * n + c0 + cols];
-                for (j, o) in out.iter_mut().enumerate() {
-                    *o = buf[j].mul_add(w.scale[c0 + j], bias[c0 + j]);
+            for half in 0..2 {
+                let c = c0 + half * 16;
+                let width = cols.saturating_sub(half * 16).min(16);
+                if width == 0 {
+                    continue;
+                }
+                let mask: __mmask16 = if width == 16 { !0 } else { (1u16 << width) - 1 };
+                let scale = _mm512_maskz_loadu_ps(mask, w.scale.as_ptr().add(c));
+                let b = _mm512_maskz_loadu_ps(mask, bias.as_ptr().add(c));
+                for (i, row) in sum.iter().enumerate() {
+                    let out = y.as_mut_ptr().add((r + i) * n + c);
+                    _mm512_mask_storeu_ps(out, mask, _mm512_fmadd_ps(row[half], scale, b));
                 }
             }
         }
