@@ -91,7 +91,7 @@ pub use vault::{
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
-pub use watch::{WatchEvent, WatchOptions};
+pub use watch::{EmbedderLoader, WatchEvent, WatchOptions};
 
 /// The version of this library.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
