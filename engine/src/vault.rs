@@ -132,9 +132,10 @@ pub enum MultiGetItem {
 /// From this many chunks to embed on, [`Vault::embed`] first embeds a sample spread over the
 /// run's text lengths, times it and reports an estimate ([`Progress::estimate`]).
 pub const EMBED_ESTIMATE_MIN_CHUNKS: usize = 500;
-/// Characters of text the estimate's sample holds at least (several inference batches, so every
-/// core takes part): about 2 s of work for all-MiniLM-L6-v2 on two cores.
-const EMBED_SAMPLE_CHARS: usize = 32_000;
+/// Characters of text the estimate's sample holds at least: enough inference batches (about 16k
+/// tokens, eight 2,048-token batches) that every core stays busy as in the full run; a smaller
+/// sample measured 20-25% slow on two cores (its last batch leaves a core idle).
+const EMBED_SAMPLE_CHARS: usize = 64_000;
 
 /// The estimate of a large [`Vault::embed`], from a sample timed on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -143,28 +144,51 @@ pub struct EmbedEstimate {
     pub chunks: usize,
     /// Chunks of the timed sample (embedded and kept).
     pub sampled: usize,
-    /// Measured rate: sampled chunks per second.
+    /// Measured rate: chunks per second over the timed part of the sample.
     pub chunks_per_s: f64,
     /// Estimated seconds for the rest, at that rate.
     pub remaining_s: f64,
 }
 
 impl EmbedEstimate {
-    /// The estimate from a sample of `sampled` of `chunks` chunks that took `secs` seconds.
-    pub fn measured(chunks: usize, sampled: usize, secs: f64) -> EmbedEstimate {
-        let chunks_per_s = sampled as f64 / secs.max(1e-6);
+    /// The estimate for a run of `chunks` chunks holding `chars` characters of text, of which
+    /// `sampled` chunks are done; `timed_chars` of the sample's text took `secs` seconds (the rest
+    /// of the sample warmed the model up). Time follows the text's length, not the chunk count,
+    /// so the rest is priced by its characters; the rate shown is the chunks per second that
+    /// implies for the rest.
+    pub fn measured(
+        chunks: usize,
+        chars: usize,
+        sampled: usize,
+        sampled_chars: usize,
+        timed_chars: usize,
+        secs: f64,
+    ) -> EmbedEstimate {
+        let chars_per_s = timed_chars.max(1) as f64 / secs.max(1e-6);
+        let rest = chunks.saturating_sub(sampled);
+        let remaining_s = chars.saturating_sub(sampled_chars) as f64 / chars_per_s;
         EmbedEstimate {
             chunks,
             sampled,
-            chunks_per_s,
-            remaining_s: chunks.saturating_sub(sampled) as f64 / chunks_per_s,
+            chunks_per_s: if remaining_s > 0.0 {
+                rest as f64 / remaining_s
+            } else {
+                0.0
+            },
+            remaining_s,
         }
     }
 }
 
-/// Indices of the estimate's sample in `todo` (sorted by text length): evenly spread, so the
-/// sample's lengths follow the run's, with at least [`EMBED_SAMPLE_CHARS`] of text (and 32
-/// chunks), never more than a tenth of the run. Empty below [`EMBED_ESTIMATE_MIN_CHUNKS`].
+/// Strata of the estimate's sample.
+const EMBED_SAMPLE_STRATA: usize = 8;
+
+/// Indices of the estimate's sample in `todo` (sorted by text length), ascending: a run of
+/// neighbours from the middle of each of [`EMBED_SAMPLE_STRATA`] equal slices of the run, so the
+/// sample's lengths follow the run's and each run batches like the real one (similar lengths
+/// together; single texts spread over all lengths measured 20% slow from padding). At least
+/// [`EMBED_SAMPLE_CHARS`] of text (and 32 chunks), never more than a tenth of the run. Empty
+/// below [`EMBED_ESTIMATE_MIN_CHUNKS`].
 fn estimate_sample(todo: &[(u64, String)]) -> Vec<usize> {
     let n = todo.len();
     if n < EMBED_ESTIMATE_MIN_CHUNKS {
@@ -173,7 +197,14 @@ fn estimate_sample(todo: &[(u64, String)]) -> Vec<usize> {
     let chars: usize = todo.iter().map(|(_, t)| t.len()).sum();
     let avg = (chars / n).max(1);
     let want = EMBED_SAMPLE_CHARS.div_ceil(avg).clamp(32, n / 10);
-    (0..want).map(|i| i * n / want).collect()
+    let per = want / EMBED_SAMPLE_STRATA;
+    let slice = n / EMBED_SAMPLE_STRATA;
+    (0..EMBED_SAMPLE_STRATA)
+        .flat_map(|k| {
+            let start = k * slice + (slice - per) / 2;
+            start..start + per
+        })
+        .collect()
 }
 
 /// What [`Vault::embed`] did.
@@ -1431,10 +1462,27 @@ impl Vault {
         let sample = estimate_sample(&todo);
         let mut estimate = None;
         if !sample.is_empty() {
-            let group: Vec<&(u64, String)> = sample.iter().map(|&i| &todo[i]).collect();
+            // A few texts of each stratum warm the model up untimed (weights paged in, buffers
+            // grown: one-off costs the rest of the run does not pay); the rest is timed.
+            let per = sample.len() / EMBED_SAMPLE_STRATA;
+            let (warm, timed): (Vec<(usize, &usize)>, Vec<(usize, &usize)>) = sample
+                .iter()
+                .enumerate()
+                .partition(|(j, _)| j % per < per.div_ceil(8));
+            let warm: Vec<&(u64, String)> = warm.into_iter().map(|(_, &i)| &todo[i]).collect();
+            let timed: Vec<&(u64, String)> = timed.into_iter().map(|(_, &i)| &todo[i]).collect();
+            embed_group(&warm)?;
             let t = Instant::now();
-            embed_group(&group)?;
-            let e = EmbedEstimate::measured(total, group.len(), t.elapsed().as_secs_f64());
+            embed_group(&timed)?;
+            let chars = |g: &[&(u64, String)]| g.iter().map(|(_, t)| t.len()).sum::<usize>();
+            let e = EmbedEstimate::measured(
+                total,
+                todo.iter().map(|(_, t)| t.len()).sum(),
+                sample.len(),
+                chars(&warm) + chars(&timed),
+                chars(&timed),
+                t.elapsed().as_secs_f64(),
+            );
             progress.estimate(&e);
             estimate = Some(e);
         }
@@ -1907,10 +1955,12 @@ mod tests {
         let (done_then, e1) = est[0];
         // Told after the sample and before anything else was embedded.
         assert_eq!(done_then as usize, e1.sampled);
-        assert_eq!(e.calls()[0], e1.sampled);
+        // A warm-up call (an eighth of each stratum), then the timed rest of the sample.
+        let warm = EMBED_SAMPLE_STRATA * (e1.sampled / EMBED_SAMPLE_STRATA).div_ceil(8);
+        assert_eq!(e.calls()[..2], [warm, e1.sampled - warm]);
         assert!(e1.sampled >= 32 && e1.sampled <= n / 10, "{e1:?}");
         assert_eq!(e1.chunks, n);
-        assert!(e1.chunks_per_s > 0.0);
+        assert!(e1.chunks_per_s > 0.0 && e1.remaining_s > 0.0);
         let expect = (n - e1.sampled) as f64 / e1.chunks_per_s;
         assert!((e1.remaining_s - expect).abs() < 1e-9 * expect.max(1.0));
         assert_eq!(r.estimate, Some(e1));
@@ -1936,16 +1986,24 @@ mod tests {
             .map(|i| (i, "x".repeat(i as usize + 1)))
             .collect();
         let s = estimate_sample(&todo);
-        assert!(s.len() >= 32 && s.len() <= 100, "{}", s.len());
-        assert_eq!(s[0], 0);
-        assert!(*s.last().unwrap() >= 1000 - 1000 / s.len() - 1);
+        assert!(s.len() >= 32 && s.len() <= 104, "{}", s.len());
         assert!(s.windows(2).all(|w| w[0] < w[1]));
-        // Short texts: more of them, capped at a tenth.
+        // One run of neighbours in the middle of each eighth of the lengths.
+        let per = s.len() / EMBED_SAMPLE_STRATA;
+        assert_eq!(s.len(), per * EMBED_SAMPLE_STRATA);
+        for (k, run) in s.chunks(per).enumerate() {
+            assert!(run.windows(2).all(|w| w[1] == w[0] + 1), "{run:?}");
+            let mid = (run[0] + run[per - 1]) / 2;
+            assert!(mid.abs_diff(k * 125 + 62) <= 1, "stratum {k}: {run:?}");
+        }
+        // Short texts: more of them, capped at a tenth (in whole strata).
         let short: Vec<(u64, String)> = (0..600u64).map(|i| (i, "ab".into())).collect();
-        assert_eq!(estimate_sample(&short).len(), 60);
+        assert_eq!(estimate_sample(&short).len(), 56);
         assert!(estimate_sample(&short[..499]).is_empty());
-        let m = EmbedEstimate::measured(1000, 100, 2.0);
-        assert_eq!((m.chunks_per_s, m.remaining_s), (50.0, 18.0));
+        // 100 of 1,000 chunks done; 800 of their 1,000 characters took 2 s: 400 chars/s, and
+        // the other 9,000 characters take 22.5 s, 900 chunks at 40 chunks/s.
+        let m = EmbedEstimate::measured(1000, 10_000, 100, 1_000, 800, 2.0);
+        assert_eq!((m.chunks_per_s, m.remaining_s), (40.0, 22.5));
     }
 
     #[test]
