@@ -1174,6 +1174,7 @@ impl McpServer {
             "pending": pending,
             "warnings": warnings,
             "vectors": st.vectors,
+            "missing_vectors": st.missing_vectors,
             "damaged": damaged,
             "not_shown": not_shown,
             "note": "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",
