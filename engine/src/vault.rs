@@ -1465,12 +1465,16 @@ impl Vault {
             // A few texts of each stratum warm the model up untimed (weights paged in, buffers
             // grown: one-off costs the rest of the run does not pay); the rest is timed.
             let per = sample.len() / EMBED_SAMPLE_STRATA;
-            let (warm, timed): (Vec<(usize, &usize)>, Vec<(usize, &usize)>) = sample
-                .iter()
-                .enumerate()
-                .partition(|(j, _)| j % per < per.div_ceil(8));
-            let warm: Vec<&(u64, String)> = warm.into_iter().map(|(_, &i)| &todo[i]).collect();
-            let timed: Vec<&(u64, String)> = timed.into_iter().map(|(_, &i)| &todo[i]).collect();
+            let warming = |j: usize| j % per < per.div_ceil(8);
+            let pick = |warm: bool| -> Vec<&(u64, String)> {
+                sample
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| warming(*j) == warm)
+                    .map(|(_, &i)| &todo[i])
+                    .collect()
+            };
+            let (warm, timed) = (pick(true), pick(false));
             embed_group(&warm)?;
             let t = Instant::now();
             embed_group(&timed)?;

@@ -45,6 +45,9 @@ use crate::error::{Error, Result};
 use crate::report::UpdateReport;
 use crate::vault::{EmbedReport, NoProgress, Vault};
 
+/// Passes the embedding thread's events on to the watcher's callback.
+type Drain<'a> = &'a dyn Fn(&mut dyn FnMut(WatchEvent));
+
 /// Loads the embedding model for [`Vault::watch_with`]; called on the embedding thread, only
 /// once the vault has vectors (and again after a failure, at the next change).
 pub type EmbedderLoader<'a> = &'a (dyn Fn() -> Result<Box<dyn Embedder>> + Sync);
@@ -206,7 +209,7 @@ impl Vault {
         stop: &AtomicBool,
         on: &mut dyn FnMut(WatchEvent),
         kick: &dyn Fn(),
-        drain: &dyn Fn(&mut dyn FnMut(WatchEvent)),
+        drain: Drain<'_>,
     ) -> Result<()> {
         let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
         let mut watcher = notify::recommended_watcher(move |ev| {

@@ -538,7 +538,7 @@ impl mindex::Embedder for GatedEmbedder {
         Ok(texts
             .iter()
             .map(|t| {
-                let mut v = vec![0.1f32; 8];
+                let mut v = [0.1f32; 8];
                 v[t.len() % 8] = 1.0;
                 let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
                 v.iter().map(|x| x / n).collect()
