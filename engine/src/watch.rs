@@ -269,11 +269,16 @@ impl Vault {
             let mut created: Vec<PathBuf> = Vec::new();
             let mut rescan = false;
             let mut next = Some(first);
+            // The quiet spell counts from the last relevant event: readers opening index files
+            // (a search, a status) raise events too, and must not hold a save back until
+            // max_delay.
+            let mut last_relevant = started;
             // Close the batch after a quiet spell, or at max_delay.
             loop {
                 match next.take() {
                     Some(Ok(ev)) => {
                         if let Some(seen) = self.relevant(&ev) {
+                            last_relevant = Instant::now();
                             events += 1;
                             removed.extend(seen.removed_md);
                             created.extend(seen.created_md);
@@ -296,10 +301,11 @@ impl Vault {
                     opts.debounce
                 };
                 let left = opts.max_delay.saturating_sub(started.elapsed());
-                if left.is_zero() {
+                let wait = quiet.saturating_sub(last_relevant.elapsed());
+                if left.is_zero() || wait.is_zero() {
                     break;
                 }
-                match rx.recv_timeout(quiet.min(left)) {
+                match rx.recv_timeout(wait.min(left)) {
                     Ok(ev) => next = Some(ev),
                     Err(_) => break,
                 }
