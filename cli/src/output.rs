@@ -795,7 +795,8 @@ mod tests {
         assert_eq!(duration_words(0.2), "1 s");
         assert_eq!(duration_words(42.4), "42 s");
         assert_eq!(duration_words(130.0), "2 min");
-        assert_eq!(duration_words(3900.0), "1 h 5 min");
+        assert_eq!(duration_words(3900.0), "65 min");
+        assert_eq!(duration_words(7500.0), "2 h 5 min");
         let e = mindex::EmbedEstimate::measured(5183, 5183, 120, 120, 120, 3.0);
         assert_eq!(
             estimate_line(&e),
