@@ -148,13 +148,15 @@ fn refresh(root: &Path) {
     if let Err(e) = vault.update(&mindex::NoProgress) {
         return debug(&format!("refresh update: {e}"));
     }
+    // The model is loaded only when there are vectors to keep current; the engine embeds only
+    // when they are this model's (the same path `mindex embed` and `mindex watch` take).
     if vault.vector_status().is_some() {
         match mindex::BertEmbedder::load(&mindex::model_dir(None)) {
-            Ok(model) => {
-                if let Err(e) = vault.embed(&model, &mindex::NoProgress) {
-                    debug(&format!("refresh embed: {e}"));
-                }
-            }
+            Ok(model) => match vault.refresh_vectors(&model) {
+                Ok(Some(_)) => {}
+                Ok(None) => debug("refresh embed skipped: the vectors belong to another model"),
+                Err(e) => debug(&format!("refresh embed: {e}")),
+            },
             Err(e) => debug(&format!("refresh embed skipped: {e}")),
         }
     }

@@ -271,7 +271,9 @@ enum Command {
     Health,
     /// Keep the index current while notes change: filesystem events drive debounced incremental
     /// updates (every editor's save pattern is handled; missed events are caught by a periodic
-    /// reconciliation). Runs until interrupted; prints each update (`--json`: one JSON line each).
+    /// reconciliation); when the vault has vectors, new and changed chunks are embedded in the
+    /// background after each update. Runs until interrupted; prints each update and embedding
+    /// round (`--json`: one JSON line each).
     Watch {
         /// Quiet milliseconds that close a batch of events.
         #[arg(long, default_value_t = 40)]
@@ -279,6 +281,13 @@ enum Command {
         /// Seconds between full reconciliations.
         #[arg(long, default_value_t = 60)]
         reconcile_s: u64,
+        /// Model folder (see `embed`); used when the vault has vectors for it.
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
+        /// Never embed (by default, when the vault has vectors, new and changed chunks are
+        /// embedded in the background after each update).
+        #[arg(long)]
+        no_vectors: bool,
     },
     /// Serve the vault to an agent as an MCP server on stdio (newline-delimited JSON-RPC).
     Mcp {
@@ -361,6 +370,8 @@ enum EvalModeArg {
 struct Bar {
     bar: std::sync::Mutex<Option<ProgressBar>>,
     enabled: bool,
+    /// `--quiet`: not even the estimate of a long run.
+    quiet: bool,
 }
 
 impl mindex::Progress for Bar {
@@ -385,6 +396,16 @@ impl mindex::Progress for Bar {
     fn finish(&self) {
         if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
             b.finish_and_clear();
+        }
+    }
+    fn estimate(&self, e: &mindex::EmbedEstimate) {
+        if self.quiet {
+            return;
+        }
+        let line = output::estimate_line(e);
+        match self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
         }
     }
 }
@@ -419,6 +440,7 @@ fn bar(cli: &Cli) -> Bar {
     Bar {
         bar: std::sync::Mutex::new(None),
         enabled: !cli.quiet && std::io::stderr().is_terminal(),
+        quiet: cli.quiet,
     }
 }
 
@@ -794,6 +816,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Watch {
             debounce_ms,
             reconcile_s,
+            model,
+            no_vectors,
         } => {
             let vault = open(cli)?;
             let opts = mindex::WatchOptions {
@@ -803,7 +827,15 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             };
             let stop = std::sync::atomic::AtomicBool::new(false);
             let json = cli.json;
-            vault.watch(&opts, &stop, &mut |e| output::watch_event(json, &e))?;
+            let model = model.clone();
+            let load = move || {
+                load_model(model.as_deref()).map(|m| Box::new(m) as Box<dyn mindex::Embedder>)
+            };
+            let embedder: Option<mindex::EmbedderLoader<'_>> =
+                if *no_vectors { None } else { Some(&load) };
+            vault.watch_with(&opts, embedder, &stop, &mut |e| {
+                output::watch_event(json, &e)
+            })?;
             Ok(())
         }
         Command::Mcp {
@@ -816,13 +848,27 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 // A second handle on the same vault: the watcher writes, the server reads and
                 // reloads on every commit.
                 let watched = open(cli)?;
+                let embed = !*no_vectors;
                 std::thread::spawn(move || {
                     let stop = std::sync::atomic::AtomicBool::new(false);
+                    let load =
+                        || load_model(None).map(|m| Box::new(m) as Box<dyn mindex::Embedder>);
+                    let embedder: Option<mindex::EmbedderLoader<'_>> =
+                        if embed { Some(&load) } else { None };
                     // The watcher retries what it can; when it stops (the vault was moved or
                     // deleted), say so on stderr, which MCP clients keep as the server's log.
-                    if let Err(e) =
-                        watched.watch(&mindex::WatchOptions::default(), &stop, &mut |_| {})
-                    {
+                    // Problems (a model that cannot load) go there too.
+                    let r = watched.watch_with(
+                        &mindex::WatchOptions::default(),
+                        embedder,
+                        &stop,
+                        &mut |e| {
+                            if let mindex::WatchEvent::Problem(p) = e {
+                                eprintln!("warning: {p}");
+                            }
+                        },
+                    );
+                    if let Err(e) = r {
                         eprintln!("warning: watching stopped: {e}");
                     }
                 });

@@ -94,6 +94,22 @@ pub fn watch_event(json: bool, e: &mindex::WatchEvent) {
                 )
             }
         }
+        W::Embedded { report, latency } => {
+            if json {
+                serde_json::json!({"event": "embedded", "embedded": report.embedded,
+                    "dropped": report.dropped, "vectors": report.vectors, "chunks": report.chunks,
+                    "latency_ms": latency.as_millis() as u64})
+                .to_string()
+            } else {
+                format!(
+                    "embedded {} in {} ms ({} vectors for {} chunks)",
+                    plural(report.embedded, "chunk", "chunks"),
+                    latency.as_millis(),
+                    report.vectors,
+                    report.chunks
+                )
+            }
+        }
         W::Rescanned => {
             if json {
                 serde_json::json!({"event": "rescanned"}).to_string()
@@ -115,6 +131,44 @@ pub fn watch_event(json: bool, e: &mindex::WatchEvent) {
     let mut out = std::io::stdout().lock();
     // A closed stdout (the reader went away) must not kill the watcher.
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+/// `mindex embed`'s estimate of a long run, before the rest of it: "embedding 5,183 chunks: about
+/// 2 min at ~40 chunks/s on this machine (measured on 120 of them)".
+pub fn estimate_line(e: &mindex::EmbedEstimate) -> String {
+    format!(
+        "embedding {} chunks: about {} at ~{:.0} chunks/s on this machine (measured on {} of them)",
+        thousands(e.chunks),
+        duration_words(e.remaining_s),
+        e.chunks_per_s,
+        e.sampled
+    )
+}
+
+/// 5183 → "5,183".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rough duration: "40 s", "2 min", "1 h 5 min".
+fn duration_words(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s < 90 {
+        format!("{} s", s.max(1))
+    } else if s < 90 * 60 {
+        format!("{} min", (s + 30) / 60)
+    } else {
+        let m = (s + 30) / 60;
+        format!("{} h {} min", m / 60, m % 60)
+    }
 }
 
 pub fn error(json: bool, e: &anyhow::Error) {
@@ -329,6 +383,15 @@ impl Out {
             r.vectors,
             r.model_id
         );
+        if let Some(e) = &r.estimate {
+            let _ = writeln!(
+                s,
+                "Estimated {} at the start (from {} chunks at ~{:.0} chunks/s).",
+                duration_words(e.remaining_s + e.sampled as f64 / e.chunks_per_s),
+                e.sampled,
+                e.chunks_per_s
+            );
+        }
         if r.graph_built {
             let _ = writeln!(
                 s,
@@ -409,6 +472,7 @@ impl Out {
                 "subqueries": subs,
                 "used": r.used,
                 "notices": r.notices,
+                "missing_vectors": r.missing_vectors,
                 "hits": r.hits,
             }));
         }
@@ -673,6 +737,13 @@ impl Out {
                     "Vectors:      {} ({}-d, model {})",
                     v.count, v.dim, v.model_id
                 );
+                if let Some(m) = st.missing_vectors.filter(|m| *m > 0) {
+                    let _ = writeln!(
+                        s,
+                        "              {} no vector yet: run `mindex embed` (or keep `mindex watch` running)",
+                        plural(m, "chunk has", "chunks have")
+                    );
+                }
             }
             None => {
                 let _ = writeln!(
@@ -714,6 +785,23 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
         assert_eq!(utc(1_796_215_200_000), "2026-12-02 12:40:00 UTC");
+    }
+
+    #[test]
+    fn estimates_read_plainly() {
+        assert_eq!(thousands(5183), "5,183");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(duration_words(0.2), "1 s");
+        assert_eq!(duration_words(42.4), "42 s");
+        assert_eq!(duration_words(130.0), "2 min");
+        assert_eq!(duration_words(3900.0), "65 min");
+        assert_eq!(duration_words(7500.0), "2 h 5 min");
+        let e = mindex::EmbedEstimate::measured(5183, 5183, 120, 120, 120, 3.0);
+        assert_eq!(
+            estimate_line(&e),
+            "embedding 5,183 chunks: about 2 min at ~40 chunks/s on this machine (measured on 120 of them)"
+        );
     }
 
     #[test]

@@ -6,6 +6,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "support/mcp_client.rs"]
+#[allow(dead_code, reason = "each test file uses part of the client")]
+mod mcp_client;
+
 fn mindex(args: &[&str], cwd: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
     cmd.args(args)
@@ -440,4 +444,207 @@ fn watch_reports_each_update() {
         "zanzibarquux",
     ]);
     assert_eq!(s["hits"][0]["path"], "work/active/Checkout Latency.md");
+}
+
+/// Lines of a running `mindex watch --json`, read on a thread so a wait can time out.
+fn watch_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<Value> {
+    use std::io::{BufRead, BufReader};
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            let v: Value = serde_json::from_str(&line).expect("one JSON object per line");
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Events up to the first `event`, waiting at most 60 s for each (a bound for a stuck test,
+/// not a latency target).
+fn until_event(rx: &std::sync::mpsc::Receiver<Value>, event: &str) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let v = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no {event} event within 60 s; saw {seen:?}"));
+        assert_ne!(v["event"], "problem", "{v}");
+        let done = v["event"] == event;
+        seen.push(v);
+        if done {
+            return seen;
+        }
+    }
+}
+
+/// With the real model (installed by scripts/setup-model.sh; the test fails with the hint when it
+/// is missing): chunks saved after `embed` are counted by `status`, `health` and `query` until
+/// something embeds them; the hooks' refresh and `mindex watch` do, and a note saved while
+/// `watch` runs is ranked through its vector without any `embed`.
+#[test]
+fn missing_vectors_are_reported_until_refresh_or_watch_embeds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    fs::create_dir_all(v.join("notes")).unwrap();
+    fs::write(v.join("vault-manifest.json"), "{}").unwrap();
+    for (name, text) in [
+        (
+            "Deploys",
+            "Rolling deploys go out behind a feature flag; a failed health check rolls the release back.",
+        ),
+        (
+            "Payments",
+            "Card payments are captured after the order ships; refunds go through the same provider.",
+        ),
+        (
+            "Onboarding",
+            "New engineers pair with a buddy for two weeks and ship a small change on day one.",
+        ),
+    ] {
+        fs::write(
+            v.join(format!("notes/{name}.md")),
+            format!("# {name}\n\n{text}\n"),
+        )
+        .unwrap();
+    }
+    let vs = v.to_str().unwrap();
+    ok(&["update", "--vault", vs]);
+    let e = json(&["embed", "--json", "--vault", vs]);
+    assert_eq!(e["embedded"], 3, "{e}");
+    assert_eq!(
+        json(&["status", "--json", "--vault", vs])["missing_vectors"],
+        0
+    );
+
+    // A note indexed but not embedded: every surface says so.
+    fs::write(
+        v.join("notes/Dns.md"),
+        "# Flaky DNS in CI\n\nBuild agents failed to resolve the artifact host intermittently; the resolver cache was off.\n",
+    )
+    .unwrap();
+    ok(&["update", "--vault", vs]);
+    let st = json(&["status", "--json", "--vault", vs]);
+    assert_eq!(st["missing_vectors"], 1, "{st}");
+    assert!(
+        ok(&["status", "--vault", vs]).contains("1 chunk has no vector yet: run `mindex embed`")
+    );
+    let h = json(&["health", "--json", "--vault", vs]);
+    assert_eq!(h["missing_vectors"], 1, "{h}");
+    assert!(
+        h["warnings"]
+            .to_string()
+            .contains("1 of 4 chunks has no vector yet"),
+        "{h}"
+    );
+    let out = mindex(
+        &["query", "--json", "--vault", vs, "resolver failures"],
+        None,
+    );
+    assert!(out.status.success());
+    let q: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(q["missing_vectors"], 1, "{q}");
+    assert!(
+        q["notices"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 4 chunks has no vector yet")
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: 1 of 4 chunks has no vector yet"));
+    // The MCP server's search says it to the agent.
+    let mut mcp = mcp_client::Client::start_with_vectors(&v, dir.path());
+    let (text, structured, is_error) =
+        mcp.call("search", serde_json::json!({"query": "resolver failures"}));
+    assert!(!is_error, "{text}");
+    assert!(
+        structured["notices"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("1 chunk(s) of the index have no vector yet"),
+        "{structured}"
+    );
+    assert!(text.contains("have no vector yet"), "{text}");
+    let (_, status, _) = mcp.call("status", serde_json::json!({}));
+    assert_eq!(status["missing_vectors"], 1, "{status}");
+    let (_, health, _) = mcp.call("health", serde_json::json!({}));
+    assert_eq!(health["missing_vectors"], 1, "{health}");
+    mcp.close();
+
+    // The hooks' background refresh embeds it (the engine's one embedding path).
+    let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["hook", "refresh", "--vault", vs])
+        .env_remove("MINDEX_VAULT")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CODEX_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        json(&["status", "--json", "--vault", vs])["missing_vectors"],
+        0
+    );
+    let q = json(&["query", "--json", "--vault", vs, "resolver failures"]);
+    assert_eq!(q["notices"], serde_json::json!([]), "{q}");
+    assert!(!ok(&["health", "--vault", vs]).contains("no vector yet"));
+
+    // Saved while nothing watched: the watcher's first round embeds it.
+    fs::write(
+        v.join("notes/Vacuum.md"),
+        "# Autovacuum falling behind\n\nDead tuples piled up on the orders table; raising the cost limit kept bloat under control.\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["watch", "--json", "--vault", vs])
+        .env_remove("MINDEX_VAULT")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = watch_lines(&mut child);
+    let first = until_event(&rx, "embedded");
+    assert_eq!(first[0]["event"], "started");
+    assert_eq!(first.last().unwrap()["embedded"], 1, "{first:?}");
+
+    // Saved while watching: indexed, then embedded, with no `embed` run.
+    fs::write(
+        v.join("notes/Rebalancing.md"),
+        "# Consumer group rebalancing storms\n\nWhen a consumer takes longer than max.poll.interval.ms to process a batch, the broker evicts it and the whole group rebalances. Throughput collapsed during the nightly backfill because every rebalance paused all partitions.\n",
+    )
+    .unwrap();
+    let seen = until_event(&rx, "embedded");
+    let _ = child.kill();
+    let _ = child.wait();
+    let updated = seen
+        .iter()
+        .position(|e| {
+            e["event"] == "updated"
+                && e["changes"]["added"] == serde_json::json!(["notes/Rebalancing.md"])
+        })
+        .unwrap_or_else(|| panic!("{seen:?}"));
+    assert!(updated + 1 < seen.len(), "the update came first: {seen:?}");
+    assert_eq!(seen.last().unwrap()["embedded"], 1, "{seen:?}");
+    assert_eq!(
+        json(&["status", "--json", "--vault", vs])["missing_vectors"],
+        0
+    );
+    // No word of the query is in the note: the vector side ranks it.
+    let q = json(&[
+        "query",
+        "--json",
+        "--explain",
+        "--vault",
+        vs,
+        "why did message readers stall on the overnight job",
+    ]);
+    assert_eq!(q["notices"], serde_json::json!([]), "{q}");
+    let top = &q["hits"][0];
+    assert_eq!(top["path"], "notes/Rebalancing.md", "{q}");
+    let sources = top["explain"]["sources"].as_array().unwrap();
+    assert!(
+        sources.iter().any(|s| s["kind"] == "vec" && s["rank"] == 1),
+        "{top}"
+    );
+    assert!(!sources.iter().any(|s| s["kind"] == "lex"), "{top}");
 }

@@ -36,7 +36,7 @@ use tantivy::schema::{
     Value,
 };
 use tantivy::{
-    Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term, doc,
+    DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term, doc,
 };
 
 use crate::chunk::Chunk;
@@ -1031,6 +1031,50 @@ impl Lexical {
         Ok(out)
     }
 
+    /// Every distinct live chunk key, each with one live document holding it, read from the key
+    /// field's term dictionary: no stored document is decompressed, so counting or diffing keys
+    /// against the vector store costs little even on a large index.
+    pub(crate) fn live_chunks(&self) -> Result<LiveChunks> {
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let mut seen = HashSet::new();
+        let mut entries = Vec::new();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let inverted = segment.inverted_index(self.fields.key)?;
+            let alive = segment.alive_bitset();
+            let mut terms = inverted
+                .terms()
+                .stream()
+                .map_err(|e| Error::io(&self.dir, e))?;
+            while terms.advance() {
+                // u64 terms are their value's big-endian bytes.
+                let Ok(bytes) = <[u8; 8]>::try_from(terms.key()) else {
+                    continue;
+                };
+                let key = u64::from_be_bytes(bytes);
+                if seen.contains(&key) {
+                    continue;
+                }
+                let mut postings = inverted
+                    .read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)
+                    .map_err(|e| Error::io(&self.dir, e))?;
+                let mut doc = postings.doc();
+                while doc != tantivy::TERMINATED && alive.is_some_and(|a| !a.is_alive(doc)) {
+                    doc = postings.advance();
+                }
+                if doc != tantivy::TERMINATED {
+                    seen.insert(key);
+                    entries.push((key, tantivy::DocAddress::new(ord as u32, doc)));
+                }
+            }
+        }
+        Ok(LiveChunks {
+            searcher,
+            entries,
+            text: [self.fields.chunk_title, self.fields.trail, self.fields.body],
+        })
+    }
+
     /// The embedded text (title, heading trail, body) of each chunk key found in the index.
     pub fn texts_for_keys(&self, keys: &[u64]) -> Result<Vec<Option<String>>> {
         self.refresh()?;
@@ -1159,6 +1203,54 @@ pub(crate) fn embed_text(title: &str, trail: &str, body: &str) -> String {
     s.push('\n');
     s.push_str(body);
     s
+}
+
+/// The live chunk keys of one index snapshot ([`Lexical::live_chunks`]).
+pub(crate) struct LiveChunks {
+    searcher: Searcher,
+    /// (key, a live chunk document with that key), one per distinct key.
+    entries: Vec<(u64, tantivy::DocAddress)>,
+    /// The chunk title, heading trail and body fields (what [`embed_text`] joins).
+    text: [Field; 3],
+}
+
+impl LiveChunks {
+    /// Distinct live chunk keys.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The keys.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.entries.iter().map(|(k, _)| *k)
+    }
+
+    /// How many keys `has` does not hold.
+    pub(crate) fn count_missing(&self, has: impl Fn(u64) -> bool) -> usize {
+        self.keys().filter(|k| !has(*k)).count()
+    }
+
+    /// (key, text to embed) of every chunk whose key `has` does not hold; documents are read in
+    /// index order, so each stored block is decompressed once.
+    pub(crate) fn texts_missing(&self, has: impl Fn(u64) -> bool) -> Result<Vec<(u64, String)>> {
+        let mut want: Vec<&(u64, tantivy::DocAddress)> =
+            self.entries.iter().filter(|(k, _)| !has(*k)).collect();
+        want.sort_by_key(|(_, a)| (a.segment_ord, a.doc_id));
+        let [title, trail, body] = self.text;
+        want.into_iter()
+            .map(|(key, addr)| {
+                let doc: TantivyDocument = self.searcher.doc(*addr)?;
+                Ok((
+                    *key,
+                    embed_text(
+                        &text_of(&doc, title),
+                        &text_of(&doc, trail),
+                        &text_of(&doc, body),
+                    ),
+                ))
+            })
+            .collect()
+    }
 }
 
 /// The content key of an embedded text (the vector store's key).

@@ -81,16 +81,17 @@ pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};
 pub use state::LastUpdate;
 pub use vault::{
-    BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EmbedReport, Expansion, GraphAudit,
-    Health, INDEX_DIR_NAME, LinkedNote, MANIFEST_FILE, MAX_WORK_NOTE_BYTES, MultiGetItem,
-    NoProgress, NoteText, Progress, REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning,
-    Recall, RecallOptions, RecallRanking, RecalledMemory, Refusal, Remembered, ScopedHits, Status,
-    Vault, VaultOptions, VectorStatus, WRITER_WAIT, WorkInput, WorkKind, WorkRecord,
-    find_vault_root, parse_get_spec,
+    BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EMBED_ESTIMATE_MIN_CHUNKS,
+    EmbedEstimate, EmbedReport, Expansion, GraphAudit, Health, INDEX_DIR_NAME, LinkedNote,
+    MANIFEST_FILE, MAX_WORK_NOTE_BYTES, MultiGetItem, NoProgress, NoteText, Progress,
+    REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, Recall, RecallOptions,
+    RecallRanking, RecalledMemory, Refusal, Remembered, ScopedHits, Status, Vault, VaultOptions,
+    VectorCoverage, VectorStatus, WRITER_WAIT, WorkInput, WorkKind, WorkRecord, find_vault_root,
+    parse_get_spec,
 };
 pub use vector::{DEFAULT_EF_SEARCH, VectorStore, VectorWriter};
 pub use walk::{IgnoreFilters, NoteFile, walk_vault};
-pub use watch::{WatchEvent, WatchOptions};
+pub use watch::{EmbedderLoader, WatchEvent, WatchOptions};
 
 /// The version of this library.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

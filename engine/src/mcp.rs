@@ -1044,7 +1044,14 @@ impl McpServer {
             self.vault
                 .scoped_query(model.as_deref().map(|m| m as &dyn Embedder), subs, limit)?;
         // Without vectors the ranking is lexical; that is normal, not a notice worth repeating.
-        Ok((r.hits, r.withheld, r.total, Vec::new()))
+        // Vectors that exist but miss new chunks are worth knowing: those notes rank lexically.
+        let notices = match r.missing_vectors {
+            Some(missing) if missing > 0 => vec![format!(
+                "{missing} chunk(s) of the index have no vector yet: notes saved since the last `mindex embed` rank lexically only (`mindex watch` or `mindex mcp --watch` embeds them as they change)"
+            )],
+            _ => Vec::new(),
+        };
+        Ok((r.hits, r.withheld, r.total, notices))
     }
 
     fn list_resources(&self) -> Vec<Value> {
@@ -1167,6 +1174,7 @@ impl McpServer {
             "pending": pending,
             "warnings": warnings,
             "vectors": st.vectors,
+            "missing_vectors": st.missing_vectors,
             "damaged": damaged,
             "not_shown": not_shown,
             "note": "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",

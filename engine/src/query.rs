@@ -175,8 +175,11 @@ pub struct QueryResult {
     pub hits: Vec<QueryHit>,
     /// The retrievers actually used (`lex`, `vec`).
     pub used: Vec<SubQueryKind>,
-    /// Things the caller should know (no model, no vectors yet); shown once.
+    /// Things the caller should know (no model, no vectors yet, chunks without vectors); shown
+    /// once.
     pub notices: Vec<String>,
+    /// Distinct chunks without a vector for the model used (`None` when no vector sub-query ran).
+    pub missing_vectors: Option<usize>,
 }
 
 /// Fuses ranked lists by weighted RRF. `lists[i]` is (sub-query index, kind, weight, hits best first).

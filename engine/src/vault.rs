@@ -81,6 +81,9 @@ pub trait Progress: Sync {
     fn advance(&self, _n: u64) {}
     /// The phase is over.
     fn finish(&self) {}
+    /// [`Vault::embed`] measured a sample of a large run and estimates the rest (called once,
+    /// after `start` and the sample's `advance`, before the rest is embedded).
+    fn estimate(&self, _estimate: &EmbedEstimate) {}
 }
 
 /// A [`Progress`] that ignores everything.
@@ -126,6 +129,84 @@ pub enum MultiGetItem {
     },
 }
 
+/// From this many chunks to embed on, [`Vault::embed`] first embeds a sample spread over the
+/// run's text lengths, times it and reports an estimate ([`Progress::estimate`]).
+pub const EMBED_ESTIMATE_MIN_CHUNKS: usize = 500;
+/// Characters of text the estimate's sample holds at least: enough inference batches (about 16k
+/// tokens, eight 2,048-token batches) that every core stays busy as in the full run; a smaller
+/// sample measured 20-25% slow on two cores (its last batch leaves a core idle).
+const EMBED_SAMPLE_CHARS: usize = 64_000;
+
+/// The estimate of a large [`Vault::embed`], from a sample timed on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EmbedEstimate {
+    /// Chunks to embed in this run (sample included).
+    pub chunks: usize,
+    /// Chunks of the timed sample (embedded and kept).
+    pub sampled: usize,
+    /// Measured rate: chunks per second over the timed part of the sample.
+    pub chunks_per_s: f64,
+    /// Estimated seconds for the rest, at that rate.
+    pub remaining_s: f64,
+}
+
+impl EmbedEstimate {
+    /// The estimate for a run of `chunks` chunks holding `chars` characters of text, of which
+    /// `sampled` chunks are done; `timed_chars` of the sample's text took `secs` seconds (the rest
+    /// of the sample warmed the model up). Time follows the text's length, not the chunk count,
+    /// so the rest is priced by its characters; the rate shown is the chunks per second that
+    /// implies for the rest.
+    pub fn measured(
+        chunks: usize,
+        chars: usize,
+        sampled: usize,
+        sampled_chars: usize,
+        timed_chars: usize,
+        secs: f64,
+    ) -> EmbedEstimate {
+        let chars_per_s = timed_chars.max(1) as f64 / secs.max(1e-6);
+        let rest = chunks.saturating_sub(sampled);
+        let remaining_s = chars.saturating_sub(sampled_chars) as f64 / chars_per_s;
+        EmbedEstimate {
+            chunks,
+            sampled,
+            chunks_per_s: if remaining_s > 0.0 {
+                rest as f64 / remaining_s
+            } else {
+                0.0
+            },
+            remaining_s,
+        }
+    }
+}
+
+/// Strata of the estimate's sample.
+const EMBED_SAMPLE_STRATA: usize = 8;
+
+/// Indices of the estimate's sample in `todo` (sorted by text length), ascending: a run of
+/// neighbours from the middle of each of [`EMBED_SAMPLE_STRATA`] equal slices of the run, so the
+/// sample's lengths follow the run's and each run batches like the real one (similar lengths
+/// together; single texts spread over all lengths measured 20% slow from padding). At least
+/// [`EMBED_SAMPLE_CHARS`] of text (and 32 chunks), never more than a tenth of the run. Empty
+/// below [`EMBED_ESTIMATE_MIN_CHUNKS`].
+fn estimate_sample(todo: &[(u64, String)]) -> Vec<usize> {
+    let n = todo.len();
+    if n < EMBED_ESTIMATE_MIN_CHUNKS {
+        return Vec::new();
+    }
+    let chars: usize = todo.iter().map(|(_, t)| t.len()).sum();
+    let avg = (chars / n).max(1);
+    let want = EMBED_SAMPLE_CHARS.div_ceil(avg).clamp(32, n / 10);
+    let per = want / EMBED_SAMPLE_STRATA;
+    let slice = n / EMBED_SAMPLE_STRATA;
+    (0..EMBED_SAMPLE_STRATA)
+        .flat_map(|k| {
+            let start = k * slice + (slice - per) / 2;
+            start..start + per
+        })
+        .collect()
+}
+
 /// What [`Vault::embed`] did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EmbedReport {
@@ -145,6 +226,9 @@ pub struct EmbedReport {
     pub vectors: usize,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
+    /// The estimate made from a timed sample, for runs of at least
+    /// [`EMBED_ESTIMATE_MIN_CHUNKS`] chunks.
+    pub estimate: Option<EmbedEstimate>,
 }
 
 /// The vector store as [`Vault::status`] sees it.
@@ -187,6 +271,32 @@ pub struct Status {
     /// Index files that fail their checksum, or why the index cannot be read at all; empty when
     /// the index is sound. Anything here means `mindex update --rebuild`.
     pub damaged: Vec<String>,
+    /// Distinct chunks of the index without a vector for the store's model (`None` without
+    /// vectors or without an index): they rank only lexically until `embed` (or `watch`) runs.
+    pub missing_vectors: Option<usize>,
+}
+
+/// How much of the index has vectors ([`Vault::vector_coverage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VectorCoverage {
+    /// Distinct chunk texts in the index.
+    pub chunks: usize,
+    /// Those without a vector for the store's model.
+    pub missing: usize,
+}
+
+impl VectorCoverage {
+    /// The notice shown while chunks lack vectors (`None` when none do).
+    pub fn notice(&self) -> Option<String> {
+        (self.missing > 0).then(|| {
+            format!(
+                "{} of {} chunks {} no vector yet (semantic ranking misses them): run `mindex embed`, or keep `mindex watch` running",
+                self.missing,
+                self.chunks,
+                if self.missing == 1 { "has" } else { "have" }
+            )
+        })
+    }
 }
 
 /// A vault: a folder of markdown notes and its index.
@@ -1210,8 +1320,14 @@ impl Vault {
         } else {
             Vec::new()
         };
+        let missing_vectors = if indexed && damaged.is_empty() {
+            self.vector_coverage().ok().flatten().map(|c| c.missing)
+        } else {
+            None
+        };
         Ok(Status {
             damaged,
+            missing_vectors,
             vault: self.root.clone(),
             index_dir: self.index_dir.clone(),
             indexed,
@@ -1249,51 +1365,167 @@ impl Vault {
         self.lexical()?.chunk_texts()
     }
 
+    /// How many distinct chunks of the index lack a vector for the store's model; `None` when
+    /// there are no vectors (or no index). Reads the key term dictionary and the store's keys, not
+    /// the chunks' text.
+    pub fn vector_coverage(&self) -> Result<Option<VectorCoverage>> {
+        let Some(vs) = self.vector_status() else {
+            return Ok(None);
+        };
+        let store = match VectorStore::open(&self.vectors_dir(), &vs.model_id)? {
+            Some(s) => s,
+            None => return Ok(None),
+        };
+        match self.coverage_of(&store) {
+            Ok(c) => Ok(Some(c)),
+            Err(Error::IndexMissing { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn coverage_of(&self, store: &VectorStore) -> Result<VectorCoverage> {
+        let live = self.lexical()?.live_chunks()?;
+        let stored: HashSet<u64> = store.keys().iter().copied().collect();
+        Ok(VectorCoverage {
+            chunks: live.len(),
+            missing: live.count_missing(|k| stored.contains(&k)),
+        })
+    }
+
     /// Embeds every chunk of the index that has no vector for this model yet.
     ///
     /// Vectors are keyed by (model id, chunk text), so unchanged chunks are never embedded twice
     /// and a different model starts over. Work is saved every batch: an interrupted run keeps what
     /// it finished. Vectors of chunks gone from the index are dropped when they exceed a fifth.
+    /// A run of at least [`EMBED_ESTIMATE_MIN_CHUNKS`] chunks first embeds a sample spread over
+    /// its text lengths, times it and reports the estimate ([`Progress::estimate`]).
+    ///
+    /// This is the one embedding path: `mindex embed`, the hooks' refresh and `watch` (through
+    /// [`Vault::refresh_vectors`]) all run it.
     pub fn embed(&self, embedder: &dyn Embedder, progress: &dyn Progress) -> Result<EmbedReport> {
+        self.embed_until(embedder, progress, None)
+    }
+
+    /// [`Vault::embed`] when this vault already has vectors for `embedder`'s model; `None`
+    /// (nothing done, nothing created) otherwise: the first `embed` is the user's choice, and a
+    /// store of another model is never replaced behind their back. What the hooks' refresh and
+    /// `watch` run after each update.
+    pub fn refresh_vectors(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
+        self.refresh_vectors_until(embedder, None)
+    }
+
+    pub(crate) fn refresh_vectors_until(
+        &self,
+        embedder: &dyn Embedder,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Option<EmbedReport>> {
+        match self.vector_status() {
+            Some(v) if v.model_id == embedder.model_id() && v.dim == embedder.dim() => {
+                self.embed_until(embedder, &NoProgress, cancel).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// [`Vault::embed`], stopping between batches once `cancel` is set (what was embedded is kept).
+    fn embed_until(
+        &self,
+        embedder: &dyn Embedder,
+        progress: &dyn Progress,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<EmbedReport> {
+        let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
         let t0 = Instant::now();
         let lexical = self.lexical()?;
-        let texts = lexical.chunk_texts()?;
         let dir = self.vectors_dir();
         let mut writer = VectorWriter::open(&dir, embedder.model_id(), embedder.dim())?;
         let stored: HashSet<u64> = match VectorStore::open(&dir, embedder.model_id())? {
             Some(s) => s.keys().iter().copied().collect(),
             None => HashSet::new(),
         };
-        let mut todo: Vec<&(u64, String)> =
-            texts.iter().filter(|(k, _)| !stored.contains(k)).collect();
+        let live = lexical.live_chunks()?;
+        let mut todo = live.texts_missing(|k| stored.contains(&k))?;
         // Similar lengths together: less padding per batch.
         todo.sort_by_key(|(_, t)| t.len());
-        progress.start("embedding", todo.len() as u64);
-        for group in todo.chunks(256) {
+        let total = todo.len();
+        progress.start("embedding", total as u64);
+        let mut done = 0usize;
+        let mut embed_group = |group: &[&(u64, String)]| -> Result<()> {
             let strs: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = embedder.embed(&strs)?;
             let keys: Vec<u64> = group.iter().map(|(k, _)| *k).collect();
             writer.append(&keys, &vectors)?;
             progress.advance(group.len() as u64);
+            done += group.len();
+            Ok(())
+        };
+        let sample = estimate_sample(&todo);
+        let mut estimate = None;
+        if !sample.is_empty() {
+            // A few texts of each stratum warm the model up untimed (weights paged in, buffers
+            // grown: one-off costs the rest of the run does not pay); the rest is timed.
+            let per = sample.len() / EMBED_SAMPLE_STRATA;
+            let warming = |j: usize| j % per < per.div_ceil(8);
+            let pick = |warm: bool| -> Vec<&(u64, String)> {
+                sample
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| warming(*j) == warm)
+                    .map(|(_, &i)| &todo[i])
+                    .collect()
+            };
+            let (warm, timed) = (pick(true), pick(false));
+            embed_group(&warm)?;
+            let t = Instant::now();
+            embed_group(&timed)?;
+            let chars = |g: &[&(u64, String)]| g.iter().map(|(_, t)| t.len()).sum::<usize>();
+            let e = EmbedEstimate::measured(
+                total,
+                todo.iter().map(|(_, t)| t.len()).sum(),
+                sample.len(),
+                chars(&warm) + chars(&timed),
+                chars(&timed),
+                t.elapsed().as_secs_f64(),
+            );
+            progress.estimate(&e);
+            estimate = Some(e);
+        }
+        let in_sample: HashSet<usize> = sample.into_iter().collect();
+        let rest: Vec<&(u64, String)> = todo
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !in_sample.contains(i))
+            .map(|(_, c)| c)
+            .collect();
+        for group in rest.chunks(256) {
+            if cancelled() {
+                break;
+            }
+            embed_group(group)?;
         }
         progress.finish();
-        let live: HashSet<u64> = texts.iter().map(|(k, _)| *k).collect();
-        let stale = stored.iter().filter(|k| !live.contains(k)).count();
-        let dropped = if stale * 5 > writer.len() {
-            writer.compact(&live)?
+        let keep: HashSet<u64> = live.keys().collect();
+        let stale = stored.iter().filter(|k| !keep.contains(k)).count();
+        let dropped = if !cancelled() && stale * 5 > writer.len() {
+            writer.compact(&keep)?
         } else {
             0
         };
-        let graph_built = writer.ensure_index(self.options.hnsw_threshold)?;
+        let graph_built = if cancelled() {
+            false
+        } else {
+            writer.ensure_index(self.options.hnsw_threshold)?
+        };
         Ok(EmbedReport {
             model_id: embedder.model_id().to_string(),
-            chunks: texts.len(),
-            embedded: todo.len(),
-            reused: texts.len() - todo.len(),
+            chunks: live.len(),
+            embedded: done,
+            reused: live.len() - total,
             dropped,
             graph_built,
             vectors: writer.len(),
             elapsed_ms: t0.elapsed().as_millis() as u64,
+            estimate,
         })
     }
 
@@ -1399,6 +1631,7 @@ impl Vault {
         opts: &QueryOptions,
     ) -> Result<QueryResult> {
         let mut notices = Vec::new();
+        let mut missing_vectors = None;
         let mut used = Vec::new();
         let mut lists = Vec::new();
         let per = SearchOptions {
@@ -1409,7 +1642,12 @@ impl Vault {
             None => None,
             Some(e) if subqueries.iter().any(|q| q.kind == SubQueryKind::Vec) => {
                 match self.vector_store(e) {
-                    Ok(s) => Some(s),
+                    Ok(s) => {
+                        let coverage = self.coverage_of(&s)?;
+                        notices.extend(coverage.notice());
+                        missing_vectors = Some(coverage.missing);
+                        Some(s)
+                    }
                     Err(err @ Error::VectorsMissing { .. }) => {
                         notices.push(format!(
                             "{err}; vector sub-queries skipped, lexical ranking only"
@@ -1448,6 +1686,7 @@ impl Vault {
                 hits,
                 used,
                 notices,
+                missing_vectors,
             });
         };
         // Rerank a deeper fused list, then cut to the limit.
@@ -1482,6 +1721,7 @@ impl Vault {
             hits,
             used,
             notices,
+            missing_vectors,
         })
     }
 }
@@ -1489,6 +1729,286 @@ impl Vault {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deterministic stand-in for a model: words hashed into 64 dimensions, normalised. It
+    /// records the size of every `embed` call.
+    struct FakeEmbedder {
+        id: String,
+        calls: Mutex<Vec<usize>>,
+    }
+
+    impl FakeEmbedder {
+        fn new(id: &str) -> FakeEmbedder {
+            FakeEmbedder {
+                id: id.to_string(),
+                calls: Mutex::new(Vec::new()),
+            }
+        }
+        fn calls(&self) -> Vec<usize> {
+            self.calls.lock().unwrap().clone()
+        }
+    }
+
+    impl Embedder for FakeEmbedder {
+        fn model_id(&self) -> &str {
+            &self.id
+        }
+        fn dim(&self) -> usize {
+            64
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            self.calls.lock().unwrap().push(texts.len());
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 64];
+                    for w in t.split_whitespace() {
+                        v[(xxhash_rust::xxh3::xxh3_64(w.to_lowercase().as_bytes()) % 64)
+                            as usize] += 1.0;
+                    }
+                    v[0] += 0.01;
+                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    v.iter().map(|x| x / n).collect()
+                })
+                .collect())
+        }
+    }
+
+    fn vault_with(notes: &[(&str, String)]) -> (tempfile::TempDir, Vault) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in notes {
+            let p = dir.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let v = Vault::open(dir.path(), VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        (dir, v)
+    }
+
+    fn hybrid(v: &Vault, e: &dyn Embedder, q: &str) -> QueryResult {
+        v.query(Some(e), &SubQuery::hybrid(q), &QueryOptions::default())
+            .unwrap()
+    }
+
+    #[test]
+    fn live_chunk_keys_match_the_stored_chunks_after_edits_and_deletes() {
+        let (dir, v) = vault_with(&[
+            ("a.md", "# A\n\nalpha text about pools\n".into()),
+            ("b.md", "# B\n\nbeta text about queues\n".into()),
+            ("c.md", "# C\n\ngamma text\n".into()),
+        ]);
+        fs::write(dir.path().join("a.md"), "# A\n\nalpha edited\n").unwrap();
+        fs::remove_file(dir.path().join("c.md")).unwrap();
+        v.update(&NoProgress).unwrap();
+        let mut want = v.chunk_texts().unwrap();
+        want.sort();
+        let live = v.lexical().unwrap().live_chunks().unwrap();
+        let mut got = live.texts_missing(|_| false).unwrap();
+        got.sort();
+        assert_eq!(got, want);
+        assert_eq!(live.len(), 2);
+        assert!(got.iter().any(|(_, t)| t.contains("alpha edited")));
+        assert!(!got.iter().any(|(_, t)| t.contains("gamma")));
+        let first = want[0].0;
+        assert_eq!(live.count_missing(|k| k == first), 1);
+        assert_eq!(
+            live.texts_missing(|k| k == first).unwrap(),
+            vec![want[1].clone()]
+        );
+    }
+
+    #[test]
+    fn chunks_without_vectors_are_counted_everywhere_until_embedded() {
+        let (dir, v) = vault_with(&[
+            (
+                "pools.md",
+                "# Pools\n\nconnection pool exhaustion under load\n".into(),
+            ),
+            (
+                "queues.md",
+                "# Queues\n\nconsumer lag on the orders queue\n".into(),
+            ),
+        ]);
+        let e = FakeEmbedder::new("fake@1");
+        // No vectors: nothing to count, and nothing is said about missing ones.
+        assert_eq!(v.vector_coverage().unwrap(), None);
+        assert_eq!(v.status().unwrap().missing_vectors, None);
+        assert_eq!(hybrid(&v, &e, "pool").missing_vectors, None);
+        let r = v.embed(&e, &NoProgress).unwrap();
+        assert_eq!((r.embedded, r.chunks, r.estimate), (2, 2, None));
+        assert_eq!(
+            v.vector_coverage().unwrap(),
+            Some(VectorCoverage {
+                chunks: 2,
+                missing: 0
+            })
+        );
+        // A note saved after the embed.
+        fs::write(
+            dir.path().join("dns.md"),
+            "# DNS\n\nresolver timeouts on build agents\n",
+        )
+        .unwrap();
+        v.update(&NoProgress).unwrap();
+        assert_eq!(
+            v.vector_coverage().unwrap(),
+            Some(VectorCoverage {
+                chunks: 3,
+                missing: 1
+            })
+        );
+        assert_eq!(v.status().unwrap().missing_vectors, Some(1));
+        let q = hybrid(&v, &e, "resolver timeouts");
+        assert_eq!(q.missing_vectors, Some(1));
+        assert!(
+            q.notices
+                .iter()
+                .any(|n| n.starts_with("1 of 3 chunks has no vector yet")),
+            "{:?}",
+            q.notices
+        );
+        let caller = crate::Caller::named("proj").unwrap();
+        let h = v.health(&caller).unwrap();
+        assert_eq!(h.missing_vectors, Some(1));
+        assert!(
+            h.warnings.iter().any(|w| w.contains("1 of 3 chunks")),
+            "{:?}",
+            h.warnings
+        );
+        assert!(h.to_text().contains("1 chunk without one yet"));
+        // The refresh (what watch and the hooks run) embeds just the new chunk.
+        let r = v.refresh_vectors(&e).unwrap().expect("vectors exist");
+        assert_eq!((r.embedded, r.reused), (1, 2));
+        assert_eq!(e.calls().last(), Some(&1));
+        assert_eq!(v.status().unwrap().missing_vectors, Some(0));
+        let q = hybrid(&v, &e, "resolver timeouts");
+        assert_eq!(q.missing_vectors, Some(0));
+        assert!(q.notices.is_empty(), "{:?}", q.notices);
+        assert!(q.used.contains(&SubQueryKind::Vec));
+        let h = v.health(&caller).unwrap();
+        assert_eq!(h.missing_vectors, Some(0));
+        assert!(!h.warnings.iter().any(|w| w.contains("no vector")));
+    }
+
+    #[test]
+    fn refresh_never_starts_a_store_nor_replaces_another_models() {
+        let (_dir, v) = vault_with(&[("a.md", "# A\n\nsome text\n".into())]);
+        let a = FakeEmbedder::new("fake@a");
+        assert!(v.refresh_vectors(&a).unwrap().is_none());
+        assert!(v.vector_status().is_none(), "no store may appear");
+        assert!(a.calls().is_empty());
+        v.embed(&a, &NoProgress).unwrap();
+        let b = FakeEmbedder::new("fake@b");
+        assert!(v.refresh_vectors(&b).unwrap().is_none());
+        assert!(b.calls().is_empty());
+        let vs = v.vector_status().unwrap();
+        assert_eq!((vs.model_id.as_str(), vs.count), ("fake@a", 1));
+    }
+
+    /// Records what [`Vault::embed`] reports, in order.
+    #[derive(Default)]
+    struct Recorder {
+        log: Mutex<Vec<String>>,
+        estimates: Mutex<Vec<(u64, EmbedEstimate)>>,
+        advanced: std::sync::atomic::AtomicU64,
+    }
+
+    impl Progress for Recorder {
+        fn start(&self, phase: &str, total: u64) {
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("start {phase} {total}"));
+        }
+        fn advance(&self, n: u64) {
+            self.advanced
+                .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn estimate(&self, e: &EmbedEstimate) {
+            let done = self.advanced.load(std::sync::atomic::Ordering::Relaxed);
+            self.estimates.lock().unwrap().push((done, *e));
+            self.log.lock().unwrap().push("estimate".into());
+        }
+        fn finish(&self) {
+            self.log.lock().unwrap().push("finish".into());
+        }
+    }
+
+    #[test]
+    fn a_large_embed_estimates_from_a_timed_sample_before_the_rest() {
+        let n = EMBED_ESTIMATE_MIN_CHUNKS + 20;
+        let notes: Vec<(String, String)> = (0..n)
+            .map(|i| {
+                let words = "word ".repeat(1 + i % 40);
+                (
+                    format!("n/{i:04}.md"),
+                    format!("# Note {i}\n\n{words}{i}\n"),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, String)> =
+            notes.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+        let (_dir, v) = vault_with(&refs);
+        let e = FakeEmbedder::new("fake@1");
+        let rec = Recorder::default();
+        let r = v.embed(&e, &rec).unwrap();
+        assert_eq!(r.embedded, n);
+        let est = rec.estimates.lock().unwrap().clone();
+        assert_eq!(est.len(), 1, "one estimate");
+        let (done_then, e1) = est[0];
+        // Told after the sample and before anything else was embedded.
+        assert_eq!(done_then as usize, e1.sampled);
+        // A warm-up call (an eighth of each stratum), then the timed rest of the sample.
+        let warm = EMBED_SAMPLE_STRATA * (e1.sampled / EMBED_SAMPLE_STRATA).div_ceil(8);
+        assert_eq!(e.calls()[..2], [warm, e1.sampled - warm]);
+        assert!(e1.sampled >= 32 && e1.sampled <= n / 10, "{e1:?}");
+        assert_eq!(e1.chunks, n);
+        assert!(e1.chunks_per_s > 0.0 && e1.remaining_s > 0.0);
+        let expect = (n - e1.sampled) as f64 / e1.chunks_per_s;
+        assert!((e1.remaining_s - expect).abs() < 1e-9 * expect.max(1.0));
+        assert_eq!(r.estimate, Some(e1));
+        assert_eq!(
+            *rec.log.lock().unwrap(),
+            vec![
+                format!("start embedding {n}"),
+                "estimate".into(),
+                "finish".into()
+            ]
+        );
+        // Every chunk was embedded exactly once, sample included.
+        assert_eq!(e.calls().iter().sum::<usize>(), n);
+        assert_eq!(v.vector_coverage().unwrap().unwrap().missing, 0);
+        // A small run makes no estimate.
+        let again = v.embed(&e, &Recorder::default()).unwrap();
+        assert_eq!((again.embedded, again.estimate), (0, None));
+    }
+
+    #[test]
+    fn the_estimate_sample_spans_the_lengths() {
+        let todo: Vec<(u64, String)> = (0..1000u64)
+            .map(|i| (i, "x".repeat(i as usize + 1)))
+            .collect();
+        let s = estimate_sample(&todo);
+        assert!(s.len() >= 32 && s.len() <= 104, "{}", s.len());
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+        // One run of neighbours in the middle of each eighth of the lengths.
+        let per = s.len() / EMBED_SAMPLE_STRATA;
+        assert_eq!(s.len(), per * EMBED_SAMPLE_STRATA);
+        for (k, run) in s.chunks(per).enumerate() {
+            assert!(run.windows(2).all(|w| w[1] == w[0] + 1), "{run:?}");
+            let mid = (run[0] + run[per - 1]) / 2;
+            assert!(mid.abs_diff(k * 125 + 62) <= 1, "stratum {k}: {run:?}");
+        }
+        // Short texts: more of them, capped at a tenth (in whole strata).
+        let short: Vec<(u64, String)> = (0..600u64).map(|i| (i, "ab".into())).collect();
+        assert_eq!(estimate_sample(&short).len(), 56);
+        assert!(estimate_sample(&short[..499]).is_empty());
+        // 100 of 1,000 chunks done; 800 of their 1,000 characters took 2 s: 400 chars/s, and
+        // the other 9,000 characters take 22.5 s, 900 chunks at 40 chunks/s.
+        let m = EmbedEstimate::measured(1000, 10_000, 100, 1_000, 800, 2.0);
+        assert_eq!((m.chunks_per_s, m.remaining_s), (40.0, 22.5));
+    }
 
     #[test]
     fn get_spec_parsing() {

@@ -23,17 +23,34 @@
 //!   is gone or another folder stands at its path (it was moved, deleted or replaced), the
 //!   watcher stops with [`Error::VaultNotFound`] rather than index the wrong folder or recreate
 //!   an empty index at the old path.
+//!
+//! With [`Vault::watch_with`] the watcher also keeps vectors current: after every update that
+//! changed notes (and once on start) a background thread runs [`Vault::refresh_vectors`] — the
+//! same embedding path as `mindex embed` and the hooks' refresh — when the vault has vectors for
+//! the model. The update never waits for it: the lexical commit lands first, the embedding
+//! follows on its own thread (a rayon pool of its own at lowered priority, so the next update's
+//! parallel parse is not queued behind inference), and saves that arrive meanwhile are embedded
+//! in the next round. Nothing is embedded in a vault without vectors: the first `embed` is the
+//! user's.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
+use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::report::UpdateReport;
-use crate::vault::{NoProgress, Vault};
+use crate::vault::{EmbedReport, NoProgress, Vault};
+
+/// Passes the embedding thread's events on to the watcher's callback.
+type Drain<'a> = &'a dyn Fn(&mut dyn FnMut(WatchEvent));
+
+/// Loads the embedding model for [`Vault::watch_with`]; called on the embedding thread, only
+/// once the vault has vectors (and again after a failure, at the next change).
+pub type EmbedderLoader<'a> = &'a (dyn Fn() -> Result<Box<dyn Embedder>> + Sync);
 
 /// How the watcher batches events.
 #[derive(Debug, Clone)]
@@ -83,6 +100,15 @@ pub enum WatchEvent {
     },
     /// The event queue overflowed; a full update followed.
     Rescanned,
+    /// New and changed chunks were embedded after an update ([`Vault::watch_with`]); reported
+    /// only when something was embedded or dropped.
+    Embedded {
+        /// The embedding run's report.
+        report: EmbedReport,
+        /// From the first update it follows (the commit that made the chunks findable) to the
+        /// vectors being stored.
+        latency: Duration,
+    },
     /// Something failed; the watcher goes on (another writer busy, a vanished folder, …).
     Problem(Error),
 }
@@ -140,6 +166,51 @@ impl Vault {
         stop: &AtomicBool,
         on: &mut dyn FnMut(WatchEvent),
     ) -> Result<()> {
+        self.watch_with(opts, None, stop, on)
+    }
+
+    /// [`Vault::watch`] that also keeps vectors current (see the module docs): `embedder` loads
+    /// the model, on the embedding thread, the first time an update finds vectors for it.
+    /// [`WatchEvent::Embedded`] reports each embedding round; a model that cannot be loaded, or
+    /// vectors of another model, are reported once as [`WatchEvent::Problem`].
+    pub fn watch_with(
+        &self,
+        opts: &WatchOptions,
+        embedder: Option<EmbedderLoader<'_>>,
+        stop: &AtomicBool,
+        on: &mut dyn FnMut(WatchEvent),
+    ) -> Result<()> {
+        let Some(load) = embedder else {
+            return self.watch_loop(opts, stop, on, &|| {}, &|_| {});
+        };
+        let kicks = Kicks::default();
+        let (tx, rx) = mpsc::channel::<WatchEvent>();
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| self.embed_worker(load, &kicks, tx));
+            let r = self.watch_loop(opts, stop, on, &|| kicks.kick(), &|on| {
+                for ev in rx.try_iter() {
+                    on(ev);
+                }
+            });
+            kicks.close();
+            let _ = worker.join();
+            for ev in rx.try_iter() {
+                on(ev);
+            }
+            r
+        })
+    }
+
+    /// The watcher proper: `kick` is called after every update that changed notes (and after
+    /// the first), `drain` at least every 100 ms to pass on the embedding thread's events.
+    fn watch_loop(
+        &self,
+        opts: &WatchOptions,
+        stop: &AtomicBool,
+        on: &mut dyn FnMut(WatchEvent),
+        kick: &dyn Fn(),
+        drain: Drain<'_>,
+    ) -> Result<()> {
         let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
         let mut watcher = notify::recommended_watcher(move |ev| {
             let _ = tx.send(ev);
@@ -163,8 +234,11 @@ impl Vault {
         };
         let report = self.update_retrying(stop, false)?;
         on(WatchEvent::Started { report });
+        // Chunks left without vectors while nothing watched are embedded too.
+        kick();
         let mut last_update = Instant::now();
         while !stop.load(Ordering::Relaxed) {
+            drain(on);
             intact()?;
             let until_reconcile = opts
                 .reconcile_every
@@ -177,6 +251,7 @@ impl Vault {
                         intact()?;
                         match self.update_retrying(stop, true) {
                             Ok(report) if !report.changes.is_empty() => {
+                                kick();
                                 on(WatchEvent::Reconciled { report })
                             }
                             Ok(_) => {}
@@ -194,11 +269,16 @@ impl Vault {
             let mut created: Vec<PathBuf> = Vec::new();
             let mut rescan = false;
             let mut next = Some(first);
+            // The quiet spell counts from the last relevant event: readers opening index files
+            // (a search, a status) raise events too, and must not hold a save back until
+            // max_delay.
+            let mut last_relevant = started;
             // Close the batch after a quiet spell, or at max_delay.
             loop {
                 match next.take() {
                     Some(Ok(ev)) => {
                         if let Some(seen) = self.relevant(&ev) {
+                            last_relevant = Instant::now();
                             events += 1;
                             removed.extend(seen.removed_md);
                             created.extend(seen.created_md);
@@ -221,10 +301,11 @@ impl Vault {
                     opts.debounce
                 };
                 let left = opts.max_delay.saturating_sub(started.elapsed());
-                if left.is_zero() {
+                let wait = quiet.saturating_sub(last_relevant.elapsed());
+                if left.is_zero() || wait.is_zero() {
                     break;
                 }
-                match rx.recv_timeout(quiet.min(left)) {
+                match rx.recv_timeout(wait.min(left)) {
                     Ok(ev) => next = Some(ev),
                     Err(_) => break,
                 }
@@ -237,17 +318,92 @@ impl Vault {
                 on(WatchEvent::Rescanned);
             }
             match self.update_retrying(stop, rescan) {
-                Ok(report) => on(WatchEvent::Updated {
-                    report,
-                    events,
-                    latency: started.elapsed(),
-                }),
+                Ok(report) => {
+                    if !report.changes.is_empty() {
+                        kick();
+                    }
+                    on(WatchEvent::Updated {
+                        report,
+                        events,
+                        latency: started.elapsed(),
+                    })
+                }
                 Err(e) => on(WatchEvent::Problem(e)),
             }
             last_update = Instant::now();
         }
         drop(watcher);
         Ok(())
+    }
+
+    /// The embedding thread of [`Vault::watch_with`]: waits for a kick, then embeds what the
+    /// updates since the last round left without vectors, until the watcher closes `kicks`.
+    fn embed_worker(&self, load: EmbedderLoader<'_>, kicks: &Kicks, tx: mpsc::Sender<WatchEvent>) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("mindex-embed-{i}"))
+            .start_handler(|_| lower_priority())
+            .build();
+        let pool = match pool {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = tx.send(WatchEvent::Problem(Error::invalid(
+                    "watch",
+                    format!("vectors are not kept current: no embedding threads ({e})"),
+                )));
+                return;
+            }
+        };
+        lower_priority();
+        let mut model: Option<Box<dyn Embedder>> = None;
+        let mut told = false;
+        while let Some(since) = kicks.wait() {
+            // Nothing to do (and no model to load) in a vault without vectors.
+            let Some(vs) = self.vector_status() else {
+                continue;
+            };
+            if model.is_none() {
+                match load() {
+                    Ok(m) => model = Some(m),
+                    Err(e) => {
+                        if !std::mem::replace(&mut told, true) {
+                            let _ = tx.send(WatchEvent::Problem(e));
+                        }
+                        continue;
+                    }
+                }
+            }
+            let Some(m) = model.as_deref() else { continue };
+            match pool.install(|| self.refresh_vectors_until(m, Some(&kicks.closed))) {
+                Ok(Some(report)) => {
+                    if report.embedded > 0 || report.dropped > 0 {
+                        let _ = tx.send(WatchEvent::Embedded {
+                            report,
+                            latency: since.elapsed(),
+                        });
+                    }
+                }
+                Ok(None) => {
+                    if !std::mem::replace(&mut told, true) {
+                        let _ = tx.send(WatchEvent::Problem(Error::VectorsMissing {
+                            path: self.vectors_dir(),
+                            model_id: format!(
+                                "{} (the stored vectors are {}'s; watching keeps them as they are)",
+                                m.model_id(),
+                                vs.model_id
+                            ),
+                        }));
+                    }
+                }
+                Err(Error::Busy { .. }) => {
+                    // Another process is embedding (`mindex embed`, a hook's refresh): try
+                    // again shortly, since it may have listed the chunks before this update.
+                    kicks.kick_after(since, Duration::from_millis(500));
+                }
+                Err(e) => {
+                    let _ = tx.send(WatchEvent::Problem(e));
+                }
+            }
+        }
     }
 
     /// An update, retried while another process holds the index writer (bounded).
@@ -327,5 +483,74 @@ impl Vault {
         rel.components()
             .next()
             .is_some_and(|c| c.as_os_str() == ".git")
+    }
+}
+
+/// Requests for an embedding round, from the watcher to the embedding thread.
+#[derive(Default)]
+struct Kicks {
+    /// Since when a round has been wanted (the first unserved kick).
+    pending: Mutex<Option<Instant>>,
+    wake: Condvar,
+    /// Set when the watcher stops; also cancels a round between batches.
+    closed: AtomicBool,
+}
+
+impl Kicks {
+    fn kick(&self) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.get_or_insert_with(Instant::now);
+        self.wake.notify_one();
+    }
+
+    /// Asks for another round no sooner than `delay` from now, keeping `since`.
+    fn kick_after(&self, since: Instant, delay: Duration) {
+        let deadline = Instant::now() + delay;
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        while !self.closed.load(Ordering::Relaxed) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            p = self
+                .wake
+                .wait_timeout(p, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let at = p.map_or(since, |t| t.min(since));
+        *p = Some(at);
+    }
+
+    /// Waits for a kick and takes it: `Some(since)`, or `None` once closed.
+    fn wait(&self) -> Option<Instant> {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.closed.load(Ordering::Relaxed) {
+                return None;
+            }
+            if let Some(since) = p.take() {
+                return Some(since);
+            }
+            p = self.wake.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn close(&self) {
+        let _p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        self.closed.store(true, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (Linux: nice 10, per thread), so background
+/// embedding yields the cores to searches and updates.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its integer arguments; on Linux the nice value is per
+    // thread, and gettid names the calling thread.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }

@@ -334,3 +334,297 @@ fn a_moved_vault_stops_the_watcher_and_nothing_is_recreated_at_the_old_path() {
         "the index moved with the vault"
     );
 }
+
+/// Events of a vectors-keeping watcher ([`Vault::watch_with`]) running on its own thread.
+struct VectorWatch {
+    stop: Arc<AtomicBool>,
+    events: mpsc::Receiver<String>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl VectorWatch {
+    /// Starts watching `root`, loading the model with `load`; returns once the first update ran.
+    fn start(
+        root: &Path,
+        load: impl Fn() -> mindex::Result<Box<dyn mindex::Embedder>> + Send + Sync + 'static,
+    ) -> VectorWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, events) = mpsc::channel();
+        let handle = {
+            let (root, stop) = (root.to_path_buf(), stop.clone());
+            std::thread::spawn(move || {
+                let v = Vault::open(&root, VaultOptions::default()).unwrap();
+                v.watch_with(&WatchOptions::default(), Some(&load), &stop, &mut |e| {
+                    let line = match &e {
+                        WatchEvent::Problem(p) => panic!("watcher problem: {p}"),
+                        WatchEvent::Started { .. } => "started".to_string(),
+                        WatchEvent::Updated { report, .. } => format!(
+                            "updated {}",
+                            report
+                                .changes
+                                .added
+                                .iter()
+                                .chain(&report.changes.modified)
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        ),
+                        WatchEvent::Embedded { report, .. } => {
+                            format!("embedded {}", report.embedded)
+                        }
+                        _ => "other".to_string(),
+                    };
+                    let _ = tx.send(line);
+                })
+                .unwrap();
+            })
+        };
+        let w = VectorWatch {
+            stop,
+            events,
+            handle: Some(handle),
+        };
+        assert_eq!(w.next(), "started");
+        w
+    }
+
+    fn next(&self) -> String {
+        self.events
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a watch event within 60 s")
+    }
+
+    /// Events up to and including the first one starting with `prefix`.
+    fn until(&self, prefix: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let e = self.next();
+            let done = e.starts_with(prefix);
+            seen.push(e);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn finish(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take().unwrap().join().expect("watcher thread");
+    }
+}
+
+/// A small vault, indexed and embedded with `e`.
+fn embedded_vault(e: &dyn mindex::Embedder) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("vault");
+    fs::create_dir_all(root.join("notes")).unwrap();
+    for (name, text) in [
+        (
+            "Deploys",
+            "# Deploys\n\nRolling deploys go out behind a feature flag; a failed health check rolls the release back.\n",
+        ),
+        (
+            "Payments",
+            "# Payments\n\nCard payments are captured after the order ships; refunds go through the same provider.\n",
+        ),
+        (
+            "Onboarding",
+            "# Onboarding\n\nNew engineers pair with a buddy for two weeks and ship a small change on day one.\n",
+        ),
+    ] {
+        fs::write(root.join(format!("notes/{name}.md")), text).unwrap();
+    }
+    let v = Vault::open(&root, VaultOptions::default()).unwrap();
+    v.update(&NoProgress).unwrap();
+    v.embed(e, &NoProgress).unwrap();
+    (dir, root)
+}
+
+/// Polls until `cond` holds, for at most 60 s (a bound for a stuck test, not a latency target).
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !cond() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "{what}: not within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// With the real model: a note saved while the watcher runs gets its vectors without any
+/// `embed`, and a query that shares no word with it finds it through the vector side.
+#[test]
+fn watch_embeds_a_saved_note_and_it_ranks_by_meaning() {
+    let model = || -> mindex::Result<Box<dyn mindex::Embedder>> {
+        Ok(Box::new(mindex::BertEmbedder::load(&mindex::model_dir(
+            None,
+        ))?))
+    };
+    let e = model().unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, root) = embedded_vault(e.as_ref());
+    let w = VectorWatch::start(&root, model);
+    let reader = Vault::open(&root, VaultOptions::default()).unwrap();
+    assert_eq!(reader.status().unwrap().missing_vectors, Some(0));
+    fs::write(
+        root.join("notes/Rebalancing.md"),
+        "# Consumer group rebalancing storms\n\nWhen a consumer takes longer than max.poll.interval.ms to process a batch, the broker evicts it and the whole group rebalances. Throughput collapsed during the nightly backfill because every rebalance paused all partitions.\n",
+    )
+    .unwrap();
+    let seen = w.until("embedded");
+    // The lexical update came first; the embedding followed it.
+    assert!(
+        seen.iter()
+            .position(|e| e.contains("notes/Rebalancing.md"))
+            .is_some_and(|i| i + 1 < seen.len()),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last().unwrap(), "embedded 1", "{seen:?}");
+    let st = reader.status().unwrap();
+    assert_eq!((st.notes, st.missing_vectors), (4, Some(0)));
+    // Not one word of the query is in the note: only its vector can rank it.
+    let q = "why did message readers stall on the overnight job";
+    let lexical = reader
+        .search(q, &SearchOptions::default())
+        .unwrap()
+        .into_iter()
+        .map(|h| h.path)
+        .collect::<Vec<_>>();
+    assert!(
+        !lexical.contains(&"notes/Rebalancing.md".to_string()),
+        "{lexical:?}"
+    );
+    let r = reader
+        .query(
+            Some(e.as_ref()),
+            &mindex::SubQuery::hybrid(q),
+            &mindex::QueryOptions {
+                explain: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(r.notices.is_empty(), "{:?}", r.notices);
+    assert_eq!(r.missing_vectors, Some(0));
+    let top = &r.hits[0];
+    assert_eq!(top.hit.path, "notes/Rebalancing.md", "{:?}", r.hits);
+    let explain = top.explain.as_ref().expect("explain");
+    assert!(
+        explain
+            .sources
+            .iter()
+            .any(|s| s.kind == mindex::SubQueryKind::Vec && s.rank == 1),
+        "{explain:?}"
+    );
+    w.finish();
+}
+
+/// A model that blocks inside `embed` until the test opens its gate.
+struct GatedEmbedder {
+    gate: std::sync::Mutex<mpsc::Receiver<()>>,
+    calls: Arc<AtomicUsize>,
+}
+
+impl mindex::Embedder for GatedEmbedder {
+    fn model_id(&self) -> &str {
+        "gated@1"
+    }
+    fn dim(&self) -> usize {
+        8
+    }
+    fn embed(&self, texts: &[&str]) -> mindex::Result<Vec<Vec<f32>>> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let _ = self.gate.lock().unwrap().recv();
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = [0.1f32; 8];
+                v[t.len() % 8] = 1.0;
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+/// Embedding never holds up the index: while the model is stuck embedding one save, the next
+/// saves are still searchable within one update each; once it is released, every chunk gets its
+/// vector. Without vectors in the vault, the model is never loaded.
+#[test]
+fn embedding_in_the_background_never_delays_the_lexical_update() {
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let gated = GatedEmbedder {
+        gate: std::sync::Mutex::new(gate_rx),
+        calls: calls.clone(),
+    };
+    // Vectors for the gated model, made with the gate open for the three notes' one call.
+    gate_tx.send(()).unwrap();
+    let (_dir, root) = embedded_vault(&gated);
+    let loaded = Arc::new(AtomicUsize::new(0));
+    let slot = std::sync::Mutex::new(Some(gated));
+    let w = {
+        let loaded = loaded.clone();
+        VectorWatch::start(&root, move || {
+            loaded.fetch_add(1, Ordering::Relaxed);
+            Ok(Box::new(slot.lock().unwrap().take().expect("loaded once")) as Box<_>)
+        })
+    };
+    let reader = Vault::open(&root, VaultOptions::default()).unwrap();
+    fs::write(root.join("notes/First.md"), "# First\n\nfirsttoken here.\n").unwrap();
+    w.until("updated notes/First.md");
+    eventually("the embedding round started", || {
+        calls.load(Ordering::Relaxed) == 2
+    });
+    // The model is now blocked inside embed; saves go on being indexed.
+    for i in 0..3 {
+        let name = format!("notes/Later{i}.md");
+        fs::write(
+            root.join(&name),
+            format!("# Later {i}\n\nlatertoken{i} here.\n"),
+        )
+        .unwrap();
+        w.until(&format!("updated {name}"));
+        assert_eq!(found(&reader, &format!("latertoken{i}")), vec![name]);
+    }
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        2,
+        "still the one blocked call"
+    );
+    let st = reader.status().unwrap();
+    assert_eq!(
+        st.missing_vectors,
+        Some(4),
+        "First and the three Later notes"
+    );
+    // Release the model: the blocked round (First), then one round for the rest.
+    for _ in 0..8 {
+        gate_tx.send(()).unwrap();
+    }
+    eventually("every chunk has a vector", || {
+        reader.status().unwrap().missing_vectors == Some(0)
+    });
+    assert_eq!(loaded.load(Ordering::Relaxed), 1);
+    w.finish();
+
+    // A vault without vectors: watching never loads the model.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.md"), "# A\n\nplain\n").unwrap();
+    let loads = Arc::new(AtomicUsize::new(0));
+    let w = {
+        let loads = loads.clone();
+        VectorWatch::start(dir.path(), move || {
+            loads.fetch_add(1, Ordering::Relaxed);
+            Err(mindex::Error::invalid("model", "must not be loaded"))
+        })
+    };
+    fs::write(dir.path().join("b.md"), "# B\n\nbtoken\n").unwrap();
+    w.until("updated b.md");
+    let v = Vault::open(dir.path(), VaultOptions::default()).unwrap();
+    assert_eq!(found(&v, "btoken"), vec!["b.md".to_string()]);
+    assert_eq!(v.status().unwrap().missing_vectors, None);
+    w.finish();
+    assert_eq!(loads.load(Ordering::Relaxed), 0);
+    assert!(v.vector_status().is_none());
+}

@@ -31,11 +31,27 @@ impl Client {
         c
     }
 
+    /// As [`Client::start`], but the server uses the installed embedding model when the vault
+    /// has vectors (no `--no-vectors`).
+    pub fn start_with_vectors(vault: &Path, repo: &Path) -> Client {
+        let mut c = Client::spawn(vault, &[], false);
+        let roots = c.recv();
+        assert_eq!(roots["method"], "roots/list");
+        c.send(json!({"jsonrpc": "2.0", "id": roots["id"],
+            "result": {"roots": [{"uri": format!("file://{}", repo.display())}]}}));
+        c
+    }
+
     /// A server initialised (`initialize`, `notifications/initialized`) whose `roots/list`
     /// request is left unanswered and unread: the next message is that request.
     pub fn start_unidentified(vault: &Path, extra: &[&str]) -> Client {
+        Client::spawn(vault, extra, true)
+    }
+
+    fn spawn(vault: &Path, extra: &[&str], no_vectors: bool) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-            .args(["mcp", "--no-vectors"])
+            .arg("mcp")
+            .args(no_vectors.then_some("--no-vectors"))
             .args(extra)
             .arg("--vault")
             .arg(vault)

@@ -251,6 +251,9 @@ pub struct Health {
     pub indexed_notes: Option<usize>,
     /// Vectors stored (`None` before `embed`).
     pub vectors: Option<usize>,
+    /// Distinct chunks of the index without a vector (`None` without vectors); see
+    /// [`crate::Status::missing_vectors`].
+    pub missing_vectors: Option<usize>,
     /// Memories whose promoted text is served.
     pub promotions_served: usize,
     /// Memories promoted to a note without an anchor (named, not served).
@@ -1018,6 +1021,15 @@ impl Vault {
                 "No vectors yet: recall and search are lexical until `mindex embed` runs.".into(),
             );
         }
+        let coverage = self.vector_coverage().ok().flatten();
+        if let Some(c) = coverage.filter(|c| c.missing > 0) {
+            warnings.push(format!(
+                "{} of {} chunks {} no vector yet: notes saved since the last `mindex embed` rank lexically only; run `mindex embed` (or keep `mindex watch` / `mindex mcp --watch` running, which embeds changes as they land).",
+                c.missing,
+                c.chunks,
+                if c.missing == 1 { "has" } else { "have" }
+            ));
+        }
         // Promotions: served, named only, broken (stale, not exposed, unreadable, unparsed).
         let mut resolver = Resolver::new(&ctx.exposure);
         let pa = resolver.audit(
@@ -1099,6 +1111,7 @@ impl Vault {
             roots_source: ctx.exposure.source(),
             indexed_notes: state.map(|s| s.notes.len()),
             vectors,
+            missing_vectors: coverage.map(|c| c.missing),
             promotions_served: pa.served.len(),
             promotions_named_only: pa.named_only.len(),
             ok: warnings.is_empty(),

@@ -104,6 +104,9 @@ pub struct ScopedHits {
     pub withheld: usize,
     /// Hits before filtering.
     pub total: usize,
+    /// Distinct chunks of the index without a vector for the model used (`None` when no
+    /// vector sub-query ran); see [`crate::QueryResult::missing_vectors`].
+    pub missing_vectors: Option<usize>,
 }
 
 impl Vault {
@@ -138,6 +141,7 @@ impl Vault {
             hits: permitted.into_iter().take(limit).collect(),
             withheld,
             total,
+            missing_vectors: r.missing_vectors,
         })
     }
 

@@ -271,10 +271,15 @@ impl Health {
             "Search index: {} · {}",
             self.indexed_notes
                 .map_or("none yet".to_string(), |n| plural(n, "note", "notes")),
-            self.vectors
-                .map_or("no vectors (lexical only)".to_string(), |n| plural(
-                    n, "vector", "vectors"
-                ))
+            match (self.vectors, self.missing_vectors) {
+                (None, _) => "no vectors (lexical only)".to_string(),
+                (Some(n), Some(m)) if m > 0 => format!(
+                    "{} ({} without one yet)",
+                    plural(n, "vector", "vectors"),
+                    plural(m, "chunk", "chunks")
+                ),
+                (Some(n), _) => plural(n, "vector", "vectors"),
+            }
         );
         if self.promotions_served + self.promotions_named_only > 0 {
             let _ = write!(
