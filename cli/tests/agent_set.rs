@@ -52,8 +52,6 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
     let (corpus, queries, qrels) = (arg("corpus.jsonl"), arg("queries.jsonl"), arg("qrels.tsv"));
     let keep_s = keep.display().to_string();
     let out = run::mindex(&[
-        "--precision",
-        "int8",
         "eval",
         "-q",
         "--json",
@@ -92,37 +90,43 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
         "hybrid below its floor {FLOOR_HYBRID}: {hybrid}"
     );
     // int8 ranks like f32: vector and hybrid nDCG@10 within 0.005 of the reference precision.
-    let keep_f32 = work.path().join("vault-f32").display().to_string();
-    let out = run::mindex(&[
-        "--precision",
-        "f32",
-        "eval",
-        "-q",
-        "--json",
-        "--mode",
-        "all",
-        "--corpus",
-        &corpus,
-        "--queries",
-        &queries,
-        "--qrels",
-        &qrels,
-        "--keep",
-        &keep_f32,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let f32_report: Value = serde_json::from_slice(&out.stdout).expect("eval --json");
-    for mode in ["vector", "hybrid"] {
-        let (a, b) = (
-            scores(&report, mode)["ndcg_at_10"].as_f64().unwrap(),
-            scores(&f32_report, mode)["ndcg_at_10"].as_f64().unwrap(),
+    // (Where the CPU lacks VNNI, int8 is not the default and runs a slow portable loop: the
+    // comparison is for the machines where int8 is what users get.)
+    if mindex::Precision::auto() == mindex::Precision::Int8 {
+        let keep_f32 = work.path().join("vault-f32").display().to_string();
+        let out = run::mindex(&[
+            "--precision",
+            "f32",
+            "eval",
+            "-q",
+            "--json",
+            "--mode",
+            "all",
+            "--corpus",
+            &corpus,
+            "--queries",
+            &queries,
+            "--qrels",
+            &qrels,
+            "--keep",
+            &keep_f32,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
-        eprintln!("agent set {mode} nDCG@10: int8 {a:.4}, f32 {b:.4}");
-        assert!((a - b).abs() <= 0.005, "{mode}: int8 {a:.4} vs f32 {b:.4}");
+        let f32_report: Value = serde_json::from_slice(&out.stdout).expect("eval --json");
+        for mode in ["vector", "hybrid"] {
+            let (a, b) = (
+                scores(&report, mode)["ndcg_at_10"].as_f64().unwrap(),
+                scores(&f32_report, mode)["ndcg_at_10"].as_f64().unwrap(),
+            );
+            eprintln!("agent set {mode} nDCG@10: int8 {a:.4}, f32 {b:.4}");
+            assert!((a - b).abs() <= 0.005, "{mode}: int8 {a:.4} vs f32 {b:.4}");
+        }
+    } else {
+        eprintln!("int8 is not this CPU's default (no AVX-512 VNNI): f32 comparison skipped");
     }
 
     // Only judged notes hold the identifiers and tickets asked for (the generator checks it),
