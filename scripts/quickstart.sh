@@ -53,6 +53,9 @@ echo "==> mindex hook session-start   (what Claude Code, Codex or Gemini gets at
 echo '{"source":"startup"}' | CLAUDE_PROJECT_DIR="$vault" MINDEX_HOOK_NO_REFRESH=1 "$mindex" hook session-start \
   | python3 -c 'import json,sys; t=json.load(sys.stdin)["hookSpecificOutput"]["additionalContext"]; print("\n".join(t.splitlines()[:12])); print("  …"); print(t.splitlines()[-1])'
 echo
+echo "==> mindex embed   (the memory just remembered is a new chunk; \`mindex watch\` would embed it by itself)"
+"$mindex" embed --vault "$vault" -q
+echo
 echo "==> mindex status"
 "$mindex" status --vault "$vault"
 echo
