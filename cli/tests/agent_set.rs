@@ -10,7 +10,7 @@
 #[path = "support/run.rs"]
 mod run;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -43,35 +43,41 @@ fn category<'a>(m: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no category {name} in {m}"))
 }
 
+/// `mindex [--precision P] eval --mode all --json` over the set, keeping its vault in `keep`.
+fn eval(set: &Path, keep: &Path, precision: Option<&str>) -> Value {
+    let arg = |f: &str| set.join(f).display().to_string();
+    let mut args: Vec<String> = Vec::new();
+    if let Some(p) = precision {
+        args.extend(["--precision".into(), p.into()]);
+    }
+    args.extend(["eval", "-q", "--json", "--mode", "all"].map(String::from));
+    for (flag, file) in [
+        ("--corpus", "corpus.jsonl"),
+        ("--queries", "queries.jsonl"),
+        ("--qrels", "qrels.tsv"),
+    ] {
+        args.extend([flag.to_string(), arg(file)]);
+    }
+    args.extend(["--keep".to_string(), keep.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run::mindex(&args);
+    assert!(
+        out.status.success(),
+        "mindex eval failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("eval --json")
+}
+
 #[test]
 fn agent_set_holds_its_floor_and_identifiers_rank_first() {
     let set = set_dir();
     let work = tempfile::tempdir().unwrap();
     let keep = work.path().join("vault");
     let arg = |f: &str| set.join(f).display().to_string();
-    let (corpus, queries, qrels) = (arg("corpus.jsonl"), arg("queries.jsonl"), arg("qrels.tsv"));
+    let (queries, qrels) = (arg("queries.jsonl"), arg("qrels.tsv"));
     let keep_s = keep.display().to_string();
-    let out = run::mindex(&[
-        "eval",
-        "-q",
-        "--json",
-        "--mode",
-        "all",
-        "--corpus",
-        &corpus,
-        "--queries",
-        &queries,
-        "--qrels",
-        &qrels,
-        "--keep",
-        &keep_s,
-    ]);
-    assert!(
-        out.status.success(),
-        "mindex eval failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("eval --json");
+    let report = eval(&set, &keep, None);
     assert!(report["judged_queries"].as_u64().unwrap() >= 60, "{report}");
     let bm25 = scores(&report, "bm25");
     let hybrid = scores(&report, "hybrid");
@@ -93,30 +99,7 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
     // (Where the CPU lacks VNNI, int8 is not the default and runs a slow portable loop: the
     // comparison is for the machines where int8 is what users get.)
     if mindex::Precision::auto() == mindex::Precision::Int8 {
-        let keep_f32 = work.path().join("vault-f32").display().to_string();
-        let out = run::mindex(&[
-            "--precision",
-            "f32",
-            "eval",
-            "-q",
-            "--json",
-            "--mode",
-            "all",
-            "--corpus",
-            &corpus,
-            "--queries",
-            &queries,
-            "--qrels",
-            &qrels,
-            "--keep",
-            &keep_f32,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let f32_report: Value = serde_json::from_slice(&out.stdout).expect("eval --json");
+        let f32_report = eval(&set, &work.path().join("vault-f32"), Some("f32"));
         for mode in ["vector", "hybrid"] {
             let (a, b) = (
                 scores(&report, mode)["ndcg_at_10"].as_f64().unwrap(),

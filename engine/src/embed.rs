@@ -199,14 +199,10 @@ impl BertEmbedder {
     /// machine's default [`Precision`] (`$MINDEX_PRECISION` overrides it: `int8` or `f32`).
     pub fn load(dir: &Path) -> Result<Self> {
         let precision = match std::env::var("MINDEX_PRECISION") {
-            Ok(v) if !v.trim().is_empty() => {
-                v.trim()
-                    .parse()
-                    .map_err(|e: String| Error::InvalidArgument {
-                        name: "MINDEX_PRECISION".into(),
-                        detail: e,
-                    })?
-            }
+            Ok(v) if !v.trim().is_empty() => v.parse().map_err(|_| Error::InvalidArgument {
+                name: "MINDEX_PRECISION".into(),
+                detail: format!("{v:?} is neither int8 nor f32"),
+            })?,
             _ => Precision::auto(),
         };
         Self::load_with(dir, precision)

@@ -475,14 +475,8 @@ pub unsafe extern "C" fn mindex_embedder_load(
     model_dir_len: usize,
     out: *mut *mut mindex_embedder,
 ) -> *mut mindex_error {
-    boundary(|| {
-        // SAFETY: forwarded from the caller.
-        let slot = unsafe { out_slot(out, "out") }?;
-        let dir = unsafe { opt_str(model_dir, model_dir_len, "model_dir") }?;
-        let inner = mindex::BertEmbedder::load(&mindex::model_dir(dir.map(Path::new)))?;
-        *slot = Box::into_raw(Box::new(mindex_embedder { inner }));
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller; a NULL precision means the default.
+    unsafe { mindex_embedder_load_with(model_dir, model_dir_len, std::ptr::null(), 0, out) }
 }
 
 /// Like `mindex_embedder_load` with an explicit precision: `"int8"` (8-bit dense layers, the
@@ -506,13 +500,7 @@ pub unsafe extern "C" fn mindex_embedder_load_with(
         let precision = unsafe { opt_str(precision, precision_len, "precision") }?;
         let dir = mindex::model_dir(dir.map(Path::new));
         let inner = match precision {
-            Some(p) => {
-                let p = p.parse().map_err(|detail| mindex::Error::InvalidArgument {
-                    name: "precision".into(),
-                    detail,
-                })?;
-                mindex::BertEmbedder::load_with(&dir, p)?
-            }
+            Some(p) => mindex::BertEmbedder::load_with(&dir, p.parse()?)?,
             None => mindex::BertEmbedder::load(&dir)?,
         };
         *slot = Box::into_raw(Box::new(mindex_embedder { inner }));

@@ -158,13 +158,7 @@ impl PyEmbedder {
     ) -> PyResult<Self> {
         let dir = mindex::model_dir(model_dir.as_deref());
         let precision = precision
-            .map(|p| {
-                p.parse::<mindex::Precision>()
-                    .map_err(|detail| mindex::Error::InvalidArgument {
-                        name: "precision".into(),
-                        detail,
-                    })
-            })
+            .map(|p| p.parse::<mindex::Precision>())
             .transpose()
             .or_raise(py)?;
         let inner = py

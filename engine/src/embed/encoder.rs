@@ -44,14 +44,15 @@ impl Precision {
 }
 
 impl std::str::FromStr for Precision {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Precision, String> {
-        match s.to_ascii_lowercase().as_str() {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> Result<Precision, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
             "int8" | "i8" => Ok(Precision::Int8),
             "f32" | "fp32" => Ok(Precision::F32),
-            other => Err(format!(
-                "unknown precision {other:?} (expected int8 or f32)"
-            )),
+            other => Err(crate::error::Error::InvalidArgument {
+                name: "precision".into(),
+                detail: format!("unknown precision {other:?} (expected int8 or f32)"),
+            }),
         }
     }
 }
