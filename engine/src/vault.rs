@@ -186,9 +186,9 @@ const EMBED_SAMPLE_STRATA: usize = 8;
 /// Indices of the estimate's sample in `todo` (sorted by text length), ascending: a run of
 /// neighbours from the middle of each of [`EMBED_SAMPLE_STRATA`] equal slices of the run, so the
 /// sample's lengths follow the run's and each run batches like the real one (similar lengths
-/// together; single texts spread over all lengths measured 20% slow from padding). At least
-/// [`EMBED_SAMPLE_CHARS`] of text (and 32 chunks), never more than a tenth of the run. Empty
-/// below [`EMBED_ESTIMATE_MIN_CHUNKS`].
+/// together; single texts spread over all lengths measured 20% slow with the padded encoder of
+/// the time). At least [`EMBED_SAMPLE_CHARS`] of text (and 32 chunks), never more than a tenth
+/// of the run. Empty below [`EMBED_ESTIMATE_MIN_CHUNKS`].
 fn estimate_sample(todo: &[(u64, String)]) -> Vec<usize> {
     let n = todo.len();
     if n < EMBED_ESTIMATE_MIN_CHUNKS {
