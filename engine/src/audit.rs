@@ -213,7 +213,7 @@ pub fn iso_utc(unix_ms: i64) -> String {
     const DAY_MS: i64 = 86_400_000;
     let days = unix_ms.div_euclid(DAY_MS);
     let in_day = unix_ms.rem_euclid(DAY_MS);
-    let (year, month, day) = civil_date(days);
+    let (year, month, day) = crate::time::civil_date(days);
     let (secs, ms) = (in_day / 1000, in_day % 1000);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
@@ -221,42 +221,6 @@ pub fn iso_utc(unix_ms: i64) -> String {
         secs / 60 % 60,
         secs % 60
     )
-}
-
-/// The proleptic Gregorian (year, month 1-12, day 1-31) of a count of days since 1970-01-01.
-pub fn civil_date(days_since_epoch: i64) -> (i64, u32, u32) {
-    // Count from 2000-03-01: a 400-year cycle then starts right after a leap day, so every
-    // cycle, century and four-year block ends with its longest year.
-    const DAYS_1970_TO_2000_03_01: i64 = 11_017;
-    const CYCLE: i64 = 146_097; // days in 400 years
-    const CENTURY: i64 = 36_524; // days in 100 years starting in March, without the 400th leap day
-    const QUAD: i64 = 1_461; // days in 4 years starting in March
-    let since = days_since_epoch - DAYS_1970_TO_2000_03_01;
-    let cycles = since.div_euclid(CYCLE);
-    let mut rest = since.rem_euclid(CYCLE);
-    // The last century of a cycle has one day more; clamp so 29 Feb of year 400 stays in it.
-    let centuries = (rest / CENTURY).min(3);
-    rest -= centuries * CENTURY;
-    let quads = rest / QUAD;
-    rest -= quads * QUAD;
-    let years = (rest / 365).min(3);
-    rest -= years * 365;
-    // Months from March; February last so its length never matters.
-    const MONTH_DAYS: [i64; 12] = [31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 29];
-    let mut month_index = 0;
-    while month_index < 11 && rest >= MONTH_DAYS[month_index] {
-        rest -= MONTH_DAYS[month_index];
-        month_index += 1;
-    }
-    let mut year = 2000 + 400 * cycles + 100 * centuries + 4 * quads + years;
-    // month_index 0 is March; 10 and 11 (January, February) belong to the next year.
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        year += 1;
-        month_index - 9
-    };
-    (year, month as u32, rest as u32 + 1)
 }
 
 #[cfg(test)]
@@ -270,79 +234,6 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
-    }
-
-    /// Days since 1970-01-01 by counting, the slow and obvious way, for cross-checks.
-    fn days_by_counting(year: i64, month: u32, day: u32) -> i64 {
-        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-        let year_len = |y: i64| if leap(y) { 366 } else { 365 };
-        let mut days = 0i64;
-        if year >= 1970 {
-            for y in 1970..year {
-                days += year_len(y);
-            }
-        } else {
-            for y in year..1970 {
-                days -= year_len(y);
-            }
-        }
-        let lens = [
-            31,
-            if leap(year) { 29 } else { 28 },
-            31,
-            30,
-            31,
-            30,
-            31,
-            31,
-            30,
-            31,
-            30,
-            31,
-        ];
-        for len in &lens[..month as usize - 1] {
-            days += len;
-        }
-        days + i64::from(day) - 1
-    }
-
-    #[test]
-    fn civil_date_known_days() {
-        assert_eq!(civil_date(0), (1970, 1, 1));
-        assert_eq!(civil_date(-1), (1969, 12, 31));
-        assert_eq!(civil_date(59), (1970, 3, 1));
-        assert_eq!(civil_date(11_016), (2000, 2, 29));
-        assert_eq!(civil_date(11_017), (2000, 3, 1));
-        assert_eq!(civil_date(20_660), (2026, 7, 26));
-        assert_eq!(civil_date(-719_468), (0, 3, 1));
-        assert_eq!(civil_date(2_932_896), (9999, 12, 31));
-    }
-
-    #[test]
-    fn civil_date_matches_counting_over_centuries() {
-        // Every day from 1599-01-01 to 2401-12-31 (covers 1600 and 2000 leap, 1700/1900/2100 not).
-        let mut expected = (1599i64, 1u32, 1u32);
-        let start = days_by_counting(1599, 1, 1);
-        let end = days_by_counting(2401, 12, 31);
-        let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-        for d in start..=end {
-            assert_eq!(civil_date(d), expected, "day {d}");
-            let (y, m, day) = expected;
-            let len = match m {
-                2 if leap(y) => 29,
-                2 => 28,
-                4 | 6 | 9 | 11 => 30,
-                _ => 31,
-            };
-            expected = if day < len {
-                (y, m, day + 1)
-            } else if m < 12 {
-                (y, m + 1, 1)
-            } else {
-                (y + 1, 1, 1)
-            };
-        }
-        assert_eq!(days_by_counting(2026, 7, 26), 20_660);
     }
 
     #[test]

@@ -20,7 +20,6 @@
 //! spelling of a field (`session_id`/`sessionId`, `stop_hook_active`/`stopHookActive`, …) is read.
 
 mod classify;
-mod clock;
 mod compact;
 mod hygiene;
 mod session;
@@ -37,8 +36,8 @@ use crate::manifest::Manifest;
 use crate::vault::INDEX_DIR_NAME;
 
 pub use crate::audit::iso_utc_now as iso_now;
+pub use crate::time::LocalTime;
 pub use classify::{SIGNALS, Signal, classify};
-pub use clock::LocalTime;
 pub use compact::{
     KEEP_BACKUPS, SESSION_LOGS, accept_transcript, list_backups, prune as prune_backups,
     transcript_roots,

@@ -46,6 +46,7 @@ mod query;
 mod report;
 mod rerank;
 mod state;
+mod time;
 mod vault;
 mod vector;
 mod walk;

@@ -447,22 +447,8 @@ impl Now {
 
 /// The local calendar date of a Unix time (UTC when the local zone cannot be read).
 fn local_date(secs: i64) -> (i64, u32, u32) {
-    #[cfg(unix)]
-    {
-        let t = secs as libc::time_t;
-        // SAFETY: `tm` is plain data that `localtime_r` fills; both pointers are valid for the
-        // call, and `localtime_r` is the re-entrant variant.
-        let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-        let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
-        if ok {
-            return (
-                i64::from(tm.tm_year) + 1900,
-                (tm.tm_mon + 1) as u32,
-                tm.tm_mday as u32,
-            );
-        }
-    }
-    crate::audit::civil_date(secs.div_euclid(86_400))
+    let t = crate::time::local_or_utc(secs);
+    (i64::from(t.year), t.month, t.day)
 }
 
 fn json_list(items: &[String]) -> String {
