@@ -64,14 +64,15 @@ fn read_payload() -> Vec<u8> {
     })
 }
 
-/// Runs the hook for `event` and always returns success.
-pub fn run(event: &str, vault: Option<&Path>) -> ExitCode {
+/// Runs the hook for `event` and always returns success. `index` is the user's `--index` /
+/// `MINDEX_INDEX_DIR` (default: `<vault>/.mindex`).
+pub fn run(event: &str, vault: Option<&Path>, index: Option<&Path>) -> ExitCode {
     if !debug_on() {
         // A panic must not print a backtrace into the agent's transcript.
         std::panic::set_hook(Box::new(|_| {}));
     }
     if event == "refresh" {
-        refresh(&hook_root(vault));
+        refresh(&hook_root(vault), index);
         return ExitCode::SUCCESS;
     }
     // Read the payload first, whatever the event: an agent writing to a hook that never reads
@@ -85,6 +86,9 @@ pub fn run(event: &str, vault: Option<&Path>) -> ExitCode {
     };
     let root = hook_root(vault);
     let mut ctx = HookContext::new(root.clone());
+    if let Some(index) = index {
+        ctx = ctx.with_index_dir(index);
+    }
     if ev == HookEvent::SessionStart {
         ctx.env_file = std::env::var_os("CLAUDE_ENV_FILE")
             .filter(|v| !v.is_empty())
@@ -109,13 +113,13 @@ pub fn run(event: &str, vault: Option<&Path>) -> ExitCode {
     }
     let refresh_off = std::env::var_os("MINDEX_HOOK_NO_REFRESH").is_some_and(|v| v == "1");
     if outcome.refresh && !refresh_off && claim_refresh(&ctx) {
-        spawn_refresh(&root);
+        spawn_refresh(&root, index);
     }
     ExitCode::SUCCESS
 }
 
 /// Starts `mindex hook refresh` detached: its own process group, no stdio, not waited for.
-fn spawn_refresh(root: &Path) {
+fn spawn_refresh(root: &Path, index: Option<&Path>) {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
@@ -124,6 +128,12 @@ fn spawn_refresh(root: &Path) {
         .arg("refresh")
         .arg("--vault")
         .arg(root)
+        .args(
+            index
+                .map(|i| [std::ffi::OsStr::new("--index"), i.as_os_str()])
+                .into_iter()
+                .flatten(),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -140,8 +150,12 @@ fn spawn_refresh(root: &Path) {
 
 /// The background refresh: bring the index up to date, then embed new chunks when the vault
 /// already has vectors and the model is installed. Another writer at work is not an error.
-fn refresh(root: &Path) {
-    let vault = match mindex::Vault::open(root, mindex::VaultOptions::default()) {
+fn refresh(root: &Path, index: Option<&Path>) {
+    let options = mindex::VaultOptions {
+        index_dir: index.map(Path::to_path_buf),
+        ..mindex::VaultOptions::default()
+    };
+    let vault = match mindex::Vault::open(root, options) {
         Ok(v) => v,
         Err(e) => return debug(&format!("refresh: {e}")),
     };

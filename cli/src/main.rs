@@ -906,7 +906,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(())
         }
-        Command::Hook { event } => Ok(hook::run(event, cli.vault.as_deref())).map(|_| ()),
+        Command::Hook { event } => Ok(hook::run(event, cli.vault.as_deref(), cli.index.as_deref())).map(|_| ()),
         Command::Health => {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
@@ -946,7 +946,7 @@ fn main() -> ExitCode {
         unsafe { std::env::set_var("MINDEX_PRECISION", p.as_str()) };
     }
     if let Command::Hook { event } = &cli.command {
-        return hook::run(event, cli.vault.as_deref());
+        return hook::run(event, cli.vault.as_deref(), cli.index.as_deref());
     }
     // A bug or a damaged index must end in a clear error, not a backtrace: the panic message is
     // kept (printed only with RUST_BACKTRACE set) and reported as an error.

@@ -1185,3 +1185,65 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The hooks use the index the user chose (`--index` / `MINDEX_INDEX_DIR`), not `<vault>/.mindex`:
+/// the briefing knows it is built, hook state lives beside it, the refresh updates it.
+#[test]
+fn hooks_use_the_index_the_user_chose() {
+    let (dir, v) = template_vault();
+    let index = dir.path().join("index elsewhere");
+    let (vs, idx) = (v.to_str().unwrap(), index.to_str().unwrap());
+    let mindex = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(args)
+            .env_remove("MINDEX_VAULT")
+            .env_remove("MINDEX_INDEX_DIR")
+            .output()
+            .unwrap()
+    };
+    assert!(
+        mindex(&["--vault", vs, "--index", idx, "update"])
+            .status
+            .success()
+    );
+    let env = [("MINDEX_INDEX_DIR", idx)];
+    let out = hook_in(&v, "session-start", b"{}", &env);
+    let ctx = context(&String::from_utf8(out.stdout).unwrap());
+    assert!(!ctx.contains("not built yet"), "{ctx}");
+    hook_in(
+        &v,
+        "user-prompt",
+        br#"{"session_id":"s1","prompt":"we decided to move the session store to Redis"}"#,
+        &env,
+    );
+    assert!(
+        index.join("hooks").is_dir(),
+        "hook state beside the chosen index"
+    );
+
+    write(
+        &v,
+        "inbox/Fresh note.md",
+        "# Fresh note\n\nzanzibarquokka appears here.\n",
+    );
+    let out = mindex(&["--vault", vs, "--index", idx, "hook", "refresh"]);
+    assert!(out.status.success());
+    let out = mindex(&[
+        "--vault",
+        vs,
+        "--index",
+        idx,
+        "search",
+        "--json",
+        "zanzibarquokka",
+    ]);
+    let found = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        found.contains("Fresh note"),
+        "the refresh updated the chosen index: {found}"
+    );
+    assert!(
+        !v.join(".mindex").exists(),
+        "nothing may build a second index inside the vault"
+    );
+}

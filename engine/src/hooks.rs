@@ -124,8 +124,11 @@ impl HookEvent {
 pub struct HookContext {
     /// The vault root (the agent's project folder).
     pub root: PathBuf,
+    /// The vault's index folder: `<root>/.mindex` by default, or the `--index` /
+    /// `MINDEX_INDEX_DIR` the user chose ([`HookContext::with_index_dir`]).
+    pub index_dir: PathBuf,
     /// Per-session hook state (hint dedupe, Stop dedupe, saved reports, refresh sentinel);
-    /// `<root>/.mindex/hooks` by default.
+    /// `<index_dir>/hooks`.
     pub state_dir: PathBuf,
     /// "Now", for ages, dates and file names.
     pub now: SystemTime,
@@ -138,17 +141,32 @@ pub struct HookContext {
 }
 
 impl HookContext {
-    /// A context for the vault at `root`, now, with state under `<root>/.mindex/hooks` and the
-    /// agents' transcript folders of this user ([`compact::transcript_roots`]).
+    /// A context for the vault at `root`, now, with its index at `<root>/.mindex`, state under
+    /// `<root>/.mindex/hooks` and the agents' transcript folders of this user
+    /// ([`compact::transcript_roots`]).
     pub fn new(root: impl Into<PathBuf>) -> HookContext {
         let root = root.into();
+        let index_dir = root.join(INDEX_DIR_NAME);
         HookContext {
-            state_dir: root.join(INDEX_DIR_NAME).join("hooks"),
+            state_dir: index_dir.join("hooks"),
+            index_dir,
             root,
             now: SystemTime::now(),
             env_file: None,
             transcript_roots: compact::transcript_roots(),
         }
+    }
+
+    /// The same context with the index (and the hook state beside it) in `index_dir`.
+    pub fn with_index_dir(mut self, index_dir: impl Into<PathBuf>) -> HookContext {
+        self.index_dir = index_dir.into();
+        self.state_dir = self.index_dir.join("hooks");
+        self
+    }
+
+    /// Whether the vault's index has been built.
+    fn indexed(&self) -> bool {
+        self.index_dir.join("state.json").is_file()
     }
 
     fn manifest(&self) -> Manifest {
@@ -187,7 +205,7 @@ pub fn run_hook(event: HookEvent, input: &[u8], ctx: &HookContext) -> HookOutcom
 /// claim is older than [`REFRESH_DEBOUNCE`] or in the future, or there was none. Only vaults with
 /// an index are refreshed; a vault that was never indexed is left alone.
 pub fn claim_refresh(ctx: &HookContext) -> bool {
-    if !ctx.root.join(INDEX_DIR_NAME).join("state.json").is_file() {
+    if !ctx.indexed() {
         return false;
     }
     let sentinel = ctx.state_dir.join("refresh-sentinel");

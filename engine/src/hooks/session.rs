@@ -16,7 +16,6 @@ use super::{
 use crate::exposure::{note_is_private, read_head};
 use crate::manifest::Manifest;
 use crate::memory::text::{FmValue, parse_frontmatter};
-use crate::vault::INDEX_DIR_NAME;
 
 /// Claude Code shows a hook's context inline only up to this many characters; past it the
 /// session gets a file path and a short preview. Every session-start answer stays under it.
@@ -304,7 +303,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
             ),
         );
     }
-    if !root.join(INDEX_DIR_NAME).join("state.json").is_file() {
+    if !ctx.indexed() {
         out.push(Section::new(
             "### Search Index",
             "(not built yet — run `mindex update` in the vault; search, recall and the MCP server need it)"
