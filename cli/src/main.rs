@@ -906,7 +906,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(())
         }
-        Command::Hook { event } => Ok(hook::run(event, cli.vault.as_deref(), cli.index.as_deref())).map(|_| ()),
+        Command::Hook { event } => {
+            Ok(hook::run(event, cli.vault.as_deref(), cli.index.as_deref())).map(|_| ())
+        }
         Command::Health => {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;

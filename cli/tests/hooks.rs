@@ -1247,3 +1247,37 @@ fn hooks_use_the_index_the_user_chose() {
         "nothing may build a second index inside the vault"
     );
 }
+
+/// The hooks and the engine agree on where the memories live: when the captures sit in another
+/// folder than the manifest's `memory_root`, the engine follows them (`health` says
+/// "discovered"), and the briefing leaves that folder out of its listing as well.
+#[test]
+fn hooks_and_engine_agree_on_the_memory_root() {
+    let (_dir, v) = template_vault();
+    for i in 0..3 {
+        write(
+            &v,
+            &format!("recall/general/Lesson {i}.md"),
+            &format!(
+                "---\ntitle: Lesson {i}\nsource: mcp-capture\nconfidence: verified\nscope: general\n---\n\nlesson number {i} about retries\n"
+            ),
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["--vault", v.to_str().unwrap(), "health", "--json"])
+        .env_remove("MINDEX_VAULT")
+        .env_remove("MINDEX_INDEX_DIR")
+        .output()
+        .unwrap();
+    let health: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(health["memory_root"]["root"], "recall", "{health}");
+    let ctx = context(&hook(&v, "session-start", &serde_json::json!({})));
+    let listing = &ctx[ctx.find("### Vault File Listing").expect("listing")..];
+    let listing = &listing[..listing[4..].find("\n###").map_or(listing.len(), |i| i + 4)];
+    assert!(
+        !listing.contains("Lesson"),
+        "the memory folder the engine uses is not listed: {listing}"
+    );
+    // Hygiene counts the captures where they are.
+    assert!(ctx.contains("3 capture(s) in recall/"), "{ctx}");
+}

@@ -13,7 +13,7 @@ use serde::Serialize;
 use rayon::prelude::*;
 
 use super::{is_md, strip_controls, strip_md};
-use crate::exposure::{Exposure, note_is_private, read_head};
+use crate::exposure::{Exposure, discover_memory_root, note_is_private, read_head};
 use crate::manifest::Manifest;
 use crate::memory::promoted::parse_marker;
 use crate::memory::text::{FmValue, parse_frontmatter};
@@ -81,6 +81,9 @@ pub(crate) struct Tree {
     pub(crate) files: Vec<TreeFile>,
     /// Every folder, vault-relative (the root not included).
     pub(crate) dirs: BTreeSet<String>,
+    /// Where the agent memories live, as the engine finds it ([`discover_memory_root`]: where
+    /// the captures are, else the manifest's root); set by [`Tree::scan_for_agents`].
+    pub(crate) memory_root: String,
 }
 
 impl Tree {
@@ -94,10 +97,11 @@ impl Tree {
     /// [`Tree::scan`] without what an agent may not see: notes marked private
     /// ([`note_is_private`]) and files with a never-expose name. The memory root stays (its
     /// captures are only counted); callers that list files leave it out with
-    /// [`Tree::without_under`].
+    /// [`Tree::without_under`]. The memory root is the one the engine uses.
     pub(crate) fn scan_for_agents(root: &Path, manifest: &Manifest) -> Tree {
         let mut tree = Tree::scan(root);
-        let ex = Exposure::resolve(root, manifest, &manifest.memory_root());
+        tree.memory_root = discover_memory_root(root, &manifest.memory_root()).root;
+        let ex = Exposure::resolve(root, manifest, &tree.memory_root);
         let hidden: Vec<bool> = tree
             .files
             .par_iter()
@@ -127,6 +131,7 @@ impl Tree {
                 .cloned()
                 .collect(),
             dirs: self.dirs.iter().filter(|d| !inside(d)).cloned().collect(),
+            memory_root: self.memory_root.clone(),
         }
     }
 
@@ -345,7 +350,7 @@ pub(crate) fn hygiene_with(
     let meetings_inbox =
         (!waiting.is_empty()).then(|| (waiting.len(), waiting.iter().copied().max().unwrap_or(0)));
 
-    let memory_root = manifest.memory_root();
+    let memory_root = tree.memory_root.clone();
     let (mut memory_inbox, mut memory_named_only) = (0, 0);
     for f in tree.files_under(&memory_root) {
         if !is_md(&f.rel) || name_of(&f.rel).eq_ignore_ascii_case("readme.md") {

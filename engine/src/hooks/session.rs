@@ -249,7 +249,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
     let tree = Tree::scan_for_agents(root, manifest);
-    let listed = tree.without_under(&manifest.memory_root());
+    let listed = tree.without_under(&tree.memory_root);
     let mut out = vec![Section {
         header: None,
         body: "## Session Context".into(),
@@ -689,6 +689,7 @@ mod tests {
                 })
                 .collect(),
             dirs: dirs.iter().map(|d| d.to_string()).collect(),
+            memory_root: "memories".into(),
         }
     }
 
