@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # Embedding throughput: mindex (int8, the default where the CPU has VNNI, and f32) against
 # sentence-transformers (PyTorch CPU), same texts, same 2 threads, one run; prints the ratios.
-# Needs a Python with sentence-transformers: PYTHON=/path/to/python.
+# Uses PYTHON=/path/to/python if given (it needs sentence-transformers), else a virtualenv it
+# makes once under target/st-venv.
 #   benches/run-embed.sh            (texts from ../shared/data/scifact-train, or SCIFACT=dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py="${PYTHON:-python3}"
+py="${PYTHON:-}"
+if [ -z "$py" ]; then
+  # A virtualenv of our own with sentence-transformers (it pulls PyTorch: large, once).
+  venv="${MINDEX_ST_VENV:-$PWD/target/st-venv}"
+  if ! "$venv/bin/python" -c 'import sentence_transformers' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q sentence-transformers
+  fi
+  py="$venv/bin/python"
+fi
 data="${SCIFACT:-../shared/data/scifact-train}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 "$py" - "$data" "$tmp" <<'PY'
