@@ -131,9 +131,14 @@ struct PyMemory {
 #[pymethods]
 impl PyMemory {
     fn __repr__(&self) -> String {
+        // A Python repr: `None` or a quoted title, never Rust's `Some("…")`.
+        let title = self
+            .title
+            .as_ref()
+            .map_or_else(|| "None".to_string(), |t| format!("{t:?}"));
         format!(
-            "Memory(path={:?}, title={:?}, scope={:?})",
-            self.path, self.title, self.scope
+            "Memory(path={:?}, title={title}, scope={:?})",
+            self.path, self.scope
         )
     }
 }

@@ -90,6 +90,7 @@ def test_remember_and_recall(vault: mindex.Vault) -> None:
     assert len(mems) == 1 and isinstance(mems[0], mindex.Memory)
     m = mems[0]
     assert m.title == "Python hosts release the GIL" and m.projects == ["atlas"]
+    assert 'title="Python hosts release the GIL"' in repr(m) and "Some(" not in repr(m)
     assert m.why == 'explicitly lists project "atlas"'
     assert vault.recall(project="beacon") == []
     assert vault.recall() == []  # anonymous: general memories only
