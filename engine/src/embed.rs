@@ -1,9 +1,11 @@
-//! Sentence embeddings computed locally with candle: the [`Embedder`] trait and [`BertEmbedder`],
-//! a BERT encoder with mean pooling over the attention mask and L2 normalisation (the
-//! sentence-transformers pipeline of all-MiniLM-L6-v2 and its kin).
+//! Sentence embeddings computed locally: the [`Embedder`] trait and [`BertEmbedder`], our own
+//! BERT encoder ([`encoder`], int8 or f32 dense layers: [`Precision`]) with mean pooling over each
+//! text's tokens and L2 normalisation (the sentence-transformers pipeline of all-MiniLM-L6-v2 and
+//! its kin).
 //!
 //! No network: a model is a folder holding `config.json`, `tokenizer.json` and
-//! `model.safetensors` (memory-mapped). See [`model_dir`] for where it is looked for.
+//! `model.safetensors` (memory-mapped while loading; candle only reads the tensors, the encoder
+//! keeps its own copies, quantised for int8). See [`model_dir`] for where it is looked for.
 
 pub(crate) mod encoder;
 mod kernels;
