@@ -45,6 +45,8 @@ mod note;
 mod query;
 mod report;
 mod rerank;
+mod resolve;
+pub mod scoped;
 mod state;
 mod time;
 mod vault;
@@ -64,7 +66,7 @@ pub use lexical::{Hit, SearchOptions};
 pub use manifest::Manifest;
 pub use mcp::{
     BUSY, IDENTITY_TIMEOUT, IDENTITY_UNKNOWN, INSTRUCTIONS, MAX_MESSAGE_BYTES, MAX_QUERY_CHARS,
-    MAX_READ_BYTES, McpOptions, McpServer, PROTOCOL_VERSIONS, Ticket, note_uri,
+    McpOptions, McpServer, PROTOCOL_VERSIONS, Ticket,
 };
 pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
@@ -80,6 +82,10 @@ pub use query::{
 };
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};
+pub use resolve::note_uri;
+pub use scoped::{
+    AgentMultiGet, AgentNote, AgentStatus, MAX_READ_BYTES, Resource, Scoped, not_visible,
+};
 pub use state::LastUpdate;
 pub use vault::{
     BrokenLink, DEFAULT_HNSW_THRESHOLD, DEFAULT_MAX_NOTE_BYTES, EMBED_ESTIMATE_MIN_CHUNKS,

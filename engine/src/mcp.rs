@@ -26,9 +26,8 @@
 
 mod pool;
 
-use std::fs;
 use std::io::BufRead;
-use std::sync::{Arc, Condvar, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -37,10 +36,10 @@ use crate::embed::{BertEmbedder, Embedder};
 use crate::error::Error;
 use crate::identity::Caller;
 use crate::lexical::Hit;
-use crate::memory::MemoryInput;
-use crate::memory::text::{FmValue, parse_frontmatter, sanitize};
+use crate::memory::{DEFAULT_RECALL_LIMIT, MemoryInput};
 use crate::query::{SubQuery, SubQueryKind};
-use crate::vault::{RecallOptions, Vault, WorkInput};
+use crate::scoped::{MAX_MULTI_GET_NOTES, clip, not_visible, scrub_paths};
+use crate::vault::{MultiGetItem, RecallOptions, Vault, WorkInput};
 
 pub use pool::Ticket;
 use pool::{Lane, Refused};
@@ -81,17 +80,6 @@ pub const MAX_QUESTION_CHARS: usize = 8_000;
 pub const MAX_PATH_CHARS: usize = 4_096;
 /// Largest `limit` of search, query and recall: a larger one is served as this.
 pub const MAX_LIMIT: usize = 200;
-/// Most bytes of one note a read (`resources/read`, `get`, each note of `multi_get`) serves: 1
-/// MiB. A longer note is served up to it, with [`TRUNCATED_MARKER`] and the note's size.
-pub const MAX_READ_BYTES: usize = 1024 * 1024;
-/// Most bytes of note text one `multi_get` serves in all: 2 MiB. Notes past it are listed as
-/// skipped.
-pub const MAX_MULTI_GET_BYTES: usize = 2 * 1024 * 1024;
-/// Most notes one `multi_get` lists (read or skipped); more matches are counted, not listed.
-pub const MAX_MULTI_GET_NOTES: usize = 200;
-/// Starts the line appended to a note served only in part.
-pub const TRUNCATED_MARKER: &str = "[mindex: truncated";
-
 /// What reaches the calling session once per connection: the vault's prohibitions (the form
 /// that measurably holds) and how to use the tools.
 pub const INSTRUCTIONS: &str = "This server gives you the user's personal knowledge vault: notes, \
@@ -200,8 +188,9 @@ fn text_result(text: String, structured: Value) -> Value {
     })
 }
 
+/// A tool's failure as a result the model can read (its text is scrubbed of paths when sent).
 fn tool_error(text: String) -> Value {
-    json!({"content": [{"type": "text", "text": sanitize(&text)}], "isError": true})
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
 fn arg_str<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
@@ -217,14 +206,6 @@ fn arg_usize(args: &Value, k: &str, default: usize) -> Result<usize, RpcError> {
             .filter(|x| x.is_finite())
             .map(|x| (x.max(0.0) as usize).min(MAX_LIMIT))
             .ok_or_else(|| invalid_params(format!("`{k}` must be a number"))),
-    }
-}
-
-/// At most 200 characters of an input echoed in an error, with `…` when cut.
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.to_string(),
     }
 }
 
@@ -335,50 +316,6 @@ pub fn read_line_capped(
             });
         }
     }
-}
-
-/// Absolute POSIX paths of two segments or more (`/a/b…`) that start a word: not after a
-/// letter, digit, `.`, `:`, `/` or `>` (the end of `<vault>`), so `vault://…`, `https://…` and `brain/x.md` are left alone.
-static ABSOLUTE_PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r#"(^|[^A-Za-z0-9_.:/>\-])/[^\s'"`)\]},;/]+/[^\s'"`)\]},;]*"#)
-        .expect("static regex of mcp")
-});
-
-/// `message` with `vault` (as given and canonical) replaced by `<vault>` and any other absolute
-/// path by `<path>` (see [`sanitize`] for drive, UNC and home paths).
-pub(crate) fn scrub_paths(message: &str, vault: &std::path::Path) -> String {
-    let mut s = message.to_string();
-    let mut roots = vec![vault.to_string_lossy().into_owned()];
-    if let Ok(real) = fs::canonicalize(vault) {
-        roots.push(real.to_string_lossy().into_owned());
-    }
-    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
-    for r in roots {
-        if r.len() > 1 {
-            s = s.replace(&r, "<vault>");
-        }
-    }
-    let s = sanitize(&s);
-    ABSOLUTE_PATH.replace_all(&s, "${1}<path>").into_owned()
-}
-
-/// `vault://note/<rel>` with each segment percent-encoded.
-pub fn note_uri(rel: &str) -> String {
-    let enc: Vec<String> = rel
-        .split('/')
-        .map(|seg| {
-            let mut o = String::new();
-            for b in seg.bytes() {
-                if b.is_ascii_alphanumeric() || b"-._~()'!*,;@&=+$".contains(&b) {
-                    o.push(b as char);
-                } else {
-                    o.push_str(&format!("%{b:02X}"));
-                }
-            }
-            o
-        })
-        .collect();
-    format!("vault://note/{}", enc.join("/"))
 }
 
 impl McpServer {
@@ -716,12 +653,7 @@ impl McpServer {
             }
             "resources/list" => {
                 let caller = self.caller()?;
-                let resources = self.list_resources();
-                self.vault.audit_log().append(
-                    "resources_list",
-                    caller.project.as_deref(),
-                    json!({"listed": resources.len()}),
-                );
+                let resources = self.vault.scoped(&caller).resources();
                 Ok(json!({ "resources": resources }))
             }
             "resources/read" => {
@@ -731,7 +663,16 @@ impl McpServer {
                     .ok_or_else(|| invalid_params("`uri` is required"))?;
                 check_len("uri", uri, MAX_PATH_CHARS)?;
                 let caller = self.caller()?;
-                self.read_resource(uri, &caller)
+                match self.vault.scoped(&caller).read_uri(uri) {
+                    // The URI is kept intact (not sanitised away): it names a vault note, not a
+                    // local path.
+                    Err(_) => Err(RpcError {
+                        code: -32602,
+                        message: format!("no such resource: {}", clip(uri)),
+                    }),
+                    Ok((canonical, n)) => Ok(json!({"contents": [{"uri": canonical,
+                        "mimeType": "text/markdown", "text": n.note.text}]})),
+                }
             }
             "resources/templates/list" => Ok(json!({"resourceTemplates": [{
                 "uriTemplate": "vault://note/{path}",
@@ -784,12 +725,11 @@ impl McpServer {
     }
 
     fn call_tool(&self, name: &str, args: &Value, caller: &Caller) -> RpcResult {
-        let who = caller.project.as_deref();
-        let log = self.vault.audit_log();
+        let view = self.vault.scoped(caller);
         match name {
             "search" | "query" => {
                 let limit = arg_usize(args, "limit", if name == "search" { 5 } else { 10 })?;
-                let subs: Vec<SubQuery> = if name == "search" {
+                let found = if name == "search" {
                     let q = arg_str(args, "query").unwrap_or("").trim();
                     if q.is_empty() {
                         return Ok(text_result(
@@ -797,33 +737,29 @@ impl McpServer {
                             json!({"results": []}),
                         ));
                     }
-                    SubQuery::hybrid(q)
+                    let model = self.embedder();
+                    view.search(model.as_deref().map(|m| m as &dyn Embedder), q, limit)
                 } else {
-                    typed_subqueries(args)?
+                    let subs = typed_subqueries(args)?;
+                    let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
+                        self.embedder()
+                    } else {
+                        None
+                    };
+                    view.query(model.as_deref().map(|m| m as &dyn Embedder), &subs, limit)
                 };
-                // Each distinct text once: a hybrid query's lex and vec halves share theirs.
-                let mut texts: Vec<&str> = Vec::new();
-                for sub in &subs {
-                    if !texts.contains(&sub.text.as_str()) {
-                        texts.push(&sub.text);
-                    }
-                }
-                let label = texts.join(" | ");
-                match self.scoped_search(&subs, limit) {
-                    Ok((hits, withheld, total, notices)) => {
-                        let text = render_hits(&hits, withheld, limit, &notices);
-                        log.append(
-                            name,
-                            who,
-                            json!({"query": label, "withheld": withheld,
-                            "total": total, "bytes": text.len()}),
-                        );
+                match found {
+                    Ok(r) => {
+                        // Without vectors the ranking is lexical; that is normal, not a notice
+                        // worth repeating. Vectors that miss new chunks are worth knowing.
+                        let notices: Vec<String> = r.notice().into_iter().collect();
+                        let text = render_hits(&r.hits, r.withheld, limit, &notices);
                         // The hits alone: list ranks counted notes the caller cannot see.
-                        let results: Vec<&Hit> = hits.iter().map(|h| &h.hit).collect();
+                        let results: Vec<&Hit> = r.hits.iter().map(|h| &h.hit).collect();
                         Ok(text_result(
                             text,
-                            json!({"results": results, "withheld": withheld,
-                            "total": total, "notices": notices}),
+                            json!({"results": results, "withheld": r.withheld,
+                            "total": r.total, "notices": notices}),
                         ))
                     }
                     Err(e) => Ok(tool_error(format!("search failed: {e}"))),
@@ -831,104 +767,73 @@ impl McpServer {
             }
             "get" => {
                 let spec = req_str(args, "path")?;
-                let from = args
-                    .get("from_line")
-                    .and_then(Value::as_u64)
-                    .map(|x| usize::try_from(x).unwrap_or(usize::MAX));
-                let max = args
-                    .get("max_lines")
-                    .and_then(Value::as_u64)
-                    .map(|x| usize::try_from(x).unwrap_or(usize::MAX));
-                let ex = self.vault.exposure();
-                let read = resolve_visible(&ex, spec).and_then(|rel| {
-                    crate::exposure::open_visible(&ex, &rel, MAX_READ_BYTES)
-                        .map_err(|_| not_visible(spec))
-                });
-                match read {
-                    Ok(opened) => {
-                        let n = note_text(&opened, from, max);
-                        log.append(
-                            "get",
-                            who,
-                            json!({"path": n.path, "truncated": opened.truncated}),
-                        );
-                        let mut structured = serde_json::to_value(&n).unwrap_or_default();
-                        structured["truncated"] = json!(opened.truncated);
-                        structured["bytes"] = json!(opened.size);
-                        let mut text = n.text;
-                        if opened.truncated {
-                            text.push_str(&truncation_note(opened.size));
-                        }
-                        Ok(text_result(text, structured))
+                let line = |k: &str| {
+                    args.get(k)
+                        .and_then(Value::as_u64)
+                        .map(|x| usize::try_from(x).unwrap_or(usize::MAX))
+                };
+                match view.get(spec, line("from_line"), line("max_lines")) {
+                    Ok(n) => {
+                        let text = n.note.text.clone();
+                        Ok(text_result(
+                            text,
+                            serde_json::to_value(&n).unwrap_or_default(),
+                        ))
                     }
-                    Err(message) => {
-                        log.append("resource_denied", who, json!({"uri": spec, "tool": "get"}));
-                        Ok(tool_error(message))
-                    }
+                    Err(e) => Ok(tool_error(not_found_text(spec, e))),
                 }
             }
             "multi_get" => {
                 let pattern = req_str(args, "pattern")?;
                 let max_bytes = args.get("max_bytes").and_then(Value::as_u64);
-                match self.multi_get(pattern, max_bytes) {
-                    Ok((items, unmatched, not_listed)) => {
+                match view.multi_get(pattern, max_bytes) {
+                    Ok(m) => {
                         let mut text = String::new();
-                        for i in &items {
+                        for i in &m.items {
                             match i {
-                                crate::MultiGetItem::Ok(n) => {
+                                MultiGetItem::Ok(n) => {
                                     text.push_str(&format!("==> {} <==\n{}\n\n", n.path, n.text));
                                 }
-                                crate::MultiGetItem::Skipped { path, reason } => {
+                                MultiGetItem::Skipped { path, reason } => {
                                     text.push_str(&format!("==> {path} <== skipped: {reason}\n\n"));
                                 }
                             }
                         }
-                        for m in &unmatched {
-                            text.push_str(&format!("({m})\n"));
+                        for u in &m.unmatched {
+                            text.push_str(&format!("({u})\n"));
                         }
-                        if not_listed > 0 {
+                        if m.not_listed > 0 {
                             text.push_str(&format!(
-                                "({not_listed} more matching note(s) not listed: over the {MAX_MULTI_GET_NOTES}-note limit of one multi_get; narrow the pattern)\n"
+                                "({} more matching note(s) not listed: over the {MAX_MULTI_GET_NOTES}-note limit of one multi_get; narrow the pattern)\n",
+                                m.not_listed
                             ));
                         }
-                        if items.is_empty() && unmatched.is_empty() {
+                        if m.items.is_empty() && m.unmatched.is_empty() {
                             text.push_str("(no visible notes match)");
                         }
-                        log.append(
-                            "multi_get",
-                            who,
-                            json!({"pattern": pattern, "returned": items.len()}),
-                        );
                         Ok(text_result(
                             text,
-                            json!({"items": items, "unmatched": unmatched, "not_listed": not_listed}),
+                            serde_json::to_value(&m).unwrap_or_default(),
                         ))
                     }
-                    Err(e) => Ok(tool_error(e)),
+                    Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
             "expand" => {
                 let note = req_str(args, "note")?;
-                match self.vault.expand_as(note, who) {
+                match view.expand(note) {
                     Ok(e) => Ok(text_result(
                         e.to_text(),
                         serde_json::to_value(&e).unwrap_or_default(),
                     )),
-                    Err(e) => {
-                        log.append("expand", who, json!({"note": note, "found": null}));
-                        Ok(tool_error(match e {
-                            Error::NoteNotFound { suggestions, .. } if !suggestions.is_empty() => {
-                                format!(
-                                    "No visible note matches \"{note}\". Did you mean: {}?",
-                                    suggestions.join("; ")
-                                )
-                            }
-                            Error::NoteNotFound { .. } => {
-                                format!("No visible note matches \"{note}\".")
-                            }
-                            other => other.to_string(),
-                        }))
+                    Err(Error::NoteNotFound { suggestions, .. }) if !suggestions.is_empty() => {
+                        Ok(tool_error(format!(
+                            "No visible note matches \"{}\". Did you mean: {}?",
+                            clip(note),
+                            suggestions.join("; ")
+                        )))
                     }
+                    Err(e) => Ok(tool_error(not_found_text(note, e))),
                 }
             }
             "recall" => {
@@ -936,7 +841,7 @@ impl McpServer {
                     query: arg_str(args, "query")
                         .map(str::to_string)
                         .filter(|q| !q.trim().is_empty()),
-                    limit: arg_usize(args, "limit", crate::memory::DEFAULT_RECALL_LIMIT)?,
+                    limit: arg_usize(args, "limit", DEFAULT_RECALL_LIMIT)?,
                     explain: args.get("explain").and_then(Value::as_bool) == Some(true),
                 };
                 let model = if opts.query.is_some() {
@@ -944,10 +849,7 @@ impl McpServer {
                 } else {
                     None
                 };
-                match self
-                    .vault
-                    .recall(caller, &opts, model.as_deref().map(|m| m as &dyn Embedder))
-                {
+                match view.recall(&opts, model.as_deref().map(|m| m as &dyn Embedder)) {
                     Ok(r) => Ok(text_result(
                         r.to_text(),
                         serde_json::to_value(&r).unwrap_or_default(),
@@ -955,31 +857,24 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
-            "remember" => {
-                let input = MemoryInput::from_json(args);
-                match self.vault.remember(caller, &input) {
-                    Ok(r) => Ok(text_result(
-                        r.message.clone(),
-                        serde_json::to_value(&r).unwrap_or_default(),
-                    )),
-                    Err(e) => Ok(tool_error(e.to_string())),
-                }
-            }
-            "record_work" => {
-                let input = WorkInput::from_json(args);
-                match self.vault.record_work(caller, &input) {
-                    Ok(r) => Ok(text_result(
-                        r.message.clone(),
-                        serde_json::to_value(&r).unwrap_or_default(),
-                    )),
-                    Err(e) => Ok(tool_error(e.to_string())),
-                }
-            }
+            "remember" => match view.remember(&MemoryInput::from_json(args)) {
+                Ok(r) => Ok(text_result(
+                    r.message.clone(),
+                    serde_json::to_value(&r).unwrap_or_default(),
+                )),
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
+            "record_work" => match view.record_work(&WorkInput::from_json(args)) {
+                Ok(r) => Ok(text_result(
+                    r.message.clone(),
+                    serde_json::to_value(&r).unwrap_or_default(),
+                )),
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
             "reason" => {
                 let question = arg_str(args, "question").unwrap_or("");
                 let model = self.embedder();
-                match self.vault.reason(
-                    caller,
+                match view.reason(
                     question,
                     model.as_deref().map(|m| m as &dyn Embedder),
                     &self.opts.reason,
@@ -994,29 +889,16 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
-            "health" => match self.vault.health_as_agent(caller) {
-                Ok(mut h) => {
-                    // No absolute path reaches an agent: not the vault's, not the caller's.
-                    h.vault = std::path::PathBuf::from("<vault>");
-                    h.caller.dir = None;
-                    h.warnings = h.warnings.iter().map(|w| self.scrub(w)).collect();
-                    h.notes = h.notes.iter().map(|w| self.scrub(w)).collect();
-                    log.append("health", who, json!({"ok": h.ok}));
-                    Ok(text_result(
-                        h.to_text(),
-                        serde_json::to_value(&h).unwrap_or_default(),
-                    ))
-                }
+            "health" => match view.health() {
+                Ok(h) => Ok(text_result(
+                    h.to_text(),
+                    serde_json::to_value(&h).unwrap_or_default(),
+                )),
                 Err(e) => Ok(tool_error(e.to_string())),
             },
-            "status" => match self.vault.status() {
+            "status" => match view.status() {
                 Ok(st) => {
-                    let v = self.agent_status(&st);
-                    log.append(
-                        "status",
-                        who,
-                        json!({"not_shown": v["not_shown"], "notes": st.notes}),
-                    );
+                    let v = serde_json::to_value(&st).unwrap_or_default();
                     Ok(text_result(
                         serde_json::to_string_pretty(&v).unwrap_or_default(),
                         v,
@@ -1027,337 +909,16 @@ impl McpServer {
             other => Err(invalid_params(format!("unknown tool {other}"))),
         }
     }
-
-    /// Runs the sub-queries through [`Vault::scoped_query`] and returns (shown hits, withheld
-    /// count, total, notices).
-    fn scoped_search(
-        &self,
-        subs: &[SubQuery],
-        limit: usize,
-    ) -> crate::Result<(Vec<crate::QueryHit>, usize, usize, Vec<String>)> {
-        let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
-            self.embedder()
-        } else {
-            None
-        };
-        let r =
-            self.vault
-                .scoped_query(model.as_deref().map(|m| m as &dyn Embedder), subs, limit)?;
-        // Without vectors the ranking is lexical; that is normal, not a notice worth repeating.
-        // Vectors that exist but miss new chunks are worth knowing: those notes rank lexically.
-        let notices = match r.missing_vectors {
-            Some(missing) if missing > 0 => vec![format!(
-                "{missing} chunk(s) of the index have no vector yet: notes saved since the last `mindex embed` rank lexically only (`mindex watch` or `mindex mcp --watch` embeds them as they change)"
-            )],
-            _ => Vec::new(),
-        };
-        Ok((r.hits, r.withheld, r.total, notices))
-    }
-
-    fn list_resources(&self) -> Vec<Value> {
-        let ex = self.vault.exposure();
-        ex.visible_files()
-            .into_iter()
-            .map(|f| {
-                // A head, read as a head: never the whole file.
-                let description = crate::exposure::read_head(&self.vault.root().join(&f.rel), 1200)
-                    .and_then(|head| match parse_frontmatter(&head).get("description") {
-                        Some(FmValue::Scalar(d)) if !d.is_empty() => {
-                            Some(d.chars().take(200).collect())
-                        }
-                        _ => None,
-                    })
-                    .unwrap_or_else(|| "Vault note".to_string());
-                let name = if f.scope == f.label {
-                    f.label.clone()
-                } else {
-                    format!("{}: {}", f.scope, f.label)
-                };
-                json!({"uri": note_uri(&f.rel), "name": name, "description": description,
-                       "mimeType": "text/markdown"})
-            })
-            .collect()
-    }
-
-    fn read_resource(&self, uri: &str, caller: &Caller) -> RpcResult {
-        let who = caller.project.as_deref();
-        let log = self.vault.audit_log();
-        let denied = || {
-            log.append("resource_denied", who, json!({"uri": uri}));
-            // The URI is kept intact (not sanitised away): it names a vault note, not a local path.
-            RpcError {
-                code: -32602,
-                message: format!("no such resource: {uri}"),
-            }
-        };
-        let Some(rest) = uri.strip_prefix("vault://note/") else {
-            return Err(denied());
-        };
-        let rel = crate::identity::percent_decode(rest);
-        let ex = self.vault.exposure();
-        let resolved = if ex.may_read(&rel).is_ok() {
-            Some(rel.clone())
-        } else {
-            self.deslug(&rel).filter(|r| ex.may_read(r).is_ok())
-        };
-        let Some(rel) = resolved else {
-            return Err(denied());
-        };
-        // Opened once and verified: a symlink swapped in after the check is refused.
-        let opened =
-            crate::exposure::open_visible(&ex, &rel, MAX_READ_BYTES).map_err(|_| denied())?;
-        let mut text = opened.text;
-        if opened.truncated {
-            text.push_str(&truncation_note(opened.size));
-        }
-        let canonical = note_uri(&rel);
-        let mut detail = json!({"uri": canonical});
-        if canonical != uri {
-            detail["from"] = json!(uri);
-        }
-        if opened.truncated {
-            detail["truncated"] = json!(true);
-        }
-        log.append("resource_read", who, detail);
-        Ok(json!({"contents": [{"uri": canonical, "mimeType": "text/markdown", "text": text}]}))
-    }
-
-    /// [`Vault::status`] as an agent may see it: no absolute path (the vault and index folders
-    /// are left out, damaged index files named relative to the vault); changed, pending and
-    /// warned-about notes listed only when the exposure policy lets the caller read them;
-    /// removed notes, memory files and everything hidden only counted, in `not_shown`.
-    fn agent_status(&self, st: &crate::Status) -> Value {
-        let ex = self.vault.exposure();
-        let mut not_shown = 0usize;
-        let mut changes = |c: &crate::Changes| -> Value {
-            let mut keep = |paths: &[String]| -> Vec<String> {
-                let shown: Vec<String> = paths
-                    .iter()
-                    .filter(|p| ex.may_read(p).is_ok())
-                    .cloned()
-                    .collect();
-                not_shown += paths.len() - shown.len();
-                shown
-            };
-            let added = keep(&c.added);
-            let modified = keep(&c.modified);
-            // A removed note cannot be checked any more: it is counted, never named.
-            not_shown += c.removed.len();
-            let renamed: Vec<&crate::Rename> = c
-                .renamed
-                .iter()
-                .filter(|r| ex.may_read(&r.to).is_ok() && ex.matched_root(&r.from).is_some())
-                .collect();
-            not_shown += c.renamed.len() - renamed.len();
-            json!({"added": added, "modified": modified, "removed": [], "renamed": renamed,
-                   "count": c.len()})
-        };
-        let last_update = st.last_update.as_ref().map(|u| {
-            json!({"finished_unix_ms": u.finished_unix_ms, "elapsed_ms": u.elapsed_ms,
-                   "rebuilt": u.rebuilt, "warnings": u.warnings, "changes": changes(&u.changes)})
-        });
-        let pending = changes(&st.pending);
-        let warnings: Vec<Value> = st
-            .warnings
-            .iter()
-            .filter(|w| ex.may_read(&w.path).is_ok())
-            .map(|w| json!({"path": w.path, "kind": w.kind, "message": self.scrub(&w.message)}))
-            .collect();
-        not_shown += st.warnings.len() - warnings.len();
-        let damaged: Vec<String> = st.damaged.iter().map(|d| self.scrub(d)).collect();
-        json!({
-            "indexed": st.indexed,
-            "notes": st.notes,
-            "chunks": st.chunks,
-            "index_bytes": st.index_bytes,
-            "last_update": last_update,
-            "pending": pending,
-            "warnings": warnings,
-            "vectors": st.vectors,
-            "missing_vectors": st.missing_vectors,
-            "damaged": damaged,
-            "not_shown": not_shown,
-            "note": "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",
-        })
-    }
-
-    /// `multi_get` over visible notes only: globs match the visible files, names resolve among
-    /// them ([`resolve_visible`]), each note is read once ([`crate::exposure::open_visible`]).
-    /// Returns the items (at most [`MAX_MULTI_GET_NOTES`], [`MAX_MULTI_GET_BYTES`] of text in
-    /// all), what did not resolve, and how many matches were not listed.
-    fn multi_get(
-        &self,
-        patterns: &str,
-        max_bytes: Option<u64>,
-    ) -> Result<(Vec<crate::MultiGetItem>, Vec<String>, usize), String> {
-        let ex = self.vault.exposure();
-        let mut visible: Option<Vec<crate::exposure::VisibleFile>> = None;
-        let mut paths: Vec<String> = Vec::new();
-        let mut unmatched = Vec::new();
-        let pats: Vec<&str> = patterns
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .collect();
-        if pats.is_empty() {
-            return Err("`pattern` is empty: give globs or note names, comma-separated".into());
-        }
-        for pat in pats {
-            if pat.contains(['*', '?', '[', '{']) {
-                let glob = globset::GlobBuilder::new(pat)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| format!("`pattern` {:?} is not a glob: {e}", clip(pat)))?
-                    .compile_matcher();
-                let files = visible.get_or_insert_with(|| ex.visible_files());
-                paths.extend(
-                    files
-                        .iter()
-                        .filter(|f| glob.is_match(&f.rel))
-                        .map(|f| f.rel.clone()),
-                );
-            } else {
-                match resolve_visible(&ex, pat) {
-                    Ok(rel) => paths.push(rel),
-                    Err(m) => unmatched.push(m),
-                }
-            }
-        }
-        let mut seen = std::collections::HashSet::new();
-        paths.retain(|p| seen.insert(p.clone()));
-        let not_listed = paths.len().saturating_sub(MAX_MULTI_GET_NOTES);
-        paths.truncate(MAX_MULTI_GET_NOTES);
-        let limit = max_bytes.unwrap_or(u64::MAX);
-        let mut served = 0usize;
-        let mut items = Vec::new();
-        for p in paths {
-            // A note that stopped being visible since it matched is left out, as if hidden.
-            let Ok(opened) = crate::exposure::open_visible(&ex, &p, MAX_READ_BYTES) else {
-                continue;
-            };
-            if opened.size > limit {
-                items.push(crate::MultiGetItem::Skipped {
-                    path: p,
-                    reason: format!("{} bytes is over max_bytes {limit}", opened.size),
-                });
-                continue;
-            }
-            if served + opened.text.len() > MAX_MULTI_GET_BYTES {
-                items.push(crate::MultiGetItem::Skipped {
-                    path: p,
-                    reason: format!(
-                        "this answer already holds {served} bytes of notes; the {MAX_MULTI_GET_BYTES}-byte multi_get limit leaves no room: read it with get"
-                    ),
-                });
-                continue;
-            }
-            served += opened.text.len();
-            let mut n = note_text(&opened, None, None);
-            if opened.truncated {
-                n.text.push_str(&truncation_note(opened.size));
-            }
-            items.push(crate::MultiGetItem::Ok(n));
-        }
-        Ok((items, unmatched, not_listed))
-    }
-
-    /// Walks the real tree one segment at a time, accepting an entry equal to the segment or
-    /// equal to it with spaces turned into dashes; refuses an ambiguous or missing segment.
-    fn deslug(&self, rel: &str) -> Option<String> {
-        if rel
-            .split('/')
-            .any(|s| s.is_empty() || s == "." || s == "..")
-        {
-            return None;
-        }
-        let mut dir = self.vault.root().to_path_buf();
-        let mut out = Vec::new();
-        for seg in rel.split('/') {
-            let names: Vec<String> = fs::read_dir(&dir)
-                .ok()?
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n == seg || n.replace(' ', "-") == seg)
-                .collect();
-            let [one] = names.as_slice() else {
-                return None;
-            };
-            dir.push(one);
-            out.push(one.clone());
-        }
-        Some(out.join("/"))
-    }
 }
 
-/// The one answer for a name that matches no visible note, whether it is missing or hidden.
-fn not_visible(spec: &str) -> String {
-    format!(
-        "No visible note matches \"{}\" (it may not exist, or lie outside the folders this vault exposes).",
-        clip(spec)
-    )
-}
-
-/// Resolves what an agent typed (`brain/Note.md`, `brain/Note`, `Note`, a path suffix) among the
-/// notes it may see, and only those: a hidden note is never named, never makes a name
-/// ambiguous, and gets the same answer as a missing one ([`not_visible`]).
-fn resolve_visible(ex: &crate::exposure::Exposure, spec: &str) -> Result<String, String> {
-    let s = spec.trim().replace('\\', "/");
-    let s = s.trim_start_matches("./");
-    if s.is_empty() {
-        return Err("`path` is empty: give a vault-relative path or a note name".into());
+/// A read that reached no visible note, in the one wording whether it is missing or hidden
+/// ([`not_visible`]); any other failure as itself.
+fn not_found_text(spec: &str, e: Error) -> String {
+    match e {
+        Error::NoteNotFound { .. } => not_visible(spec),
+        Error::InvalidArgument { detail, .. } => detail,
+        other => other.to_string(),
     }
-    let with_md = if s.to_lowercase().ends_with(".md") {
-        s.to_string()
-    } else {
-        format!("{s}.md")
-    };
-    for cand in [s, with_md.as_str()] {
-        if ex.may_read(cand).is_ok() {
-            return Ok(cand.to_string());
-        }
-    }
-    if s.starts_with('/') || s.split('/').any(|seg| seg == "..") {
-        return Err(not_visible(spec));
-    }
-    let want = with_md.to_lowercase();
-    let suffix = format!("/{want}");
-    let visible = ex.visible_files();
-    let matches: Vec<&crate::exposure::VisibleFile> = visible
-        .iter()
-        .filter(|f| {
-            let l = f.rel.to_lowercase();
-            l == want || l.ends_with(&suffix)
-        })
-        .collect();
-    match matches.as_slice() {
-        [one] => Ok(one.rel.clone()),
-        [] => Err(not_visible(spec)),
-        many => Err(format!(
-            "\"{}\" matches {} visible notes: {}. Pass the path to choose one.",
-            clip(spec),
-            many.len(),
-            many.iter()
-                .map(|f| f.rel.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
-}
-
-/// The note (or a range of its lines) as the read tools serve it, parsed from the text read.
-fn note_text(
-    opened: &crate::exposure::OpenedNote,
-    from_line: Option<usize>,
-    max_lines: Option<usize>,
-) -> crate::NoteText {
-    crate::vault::note_text(opened.rel.clone(), &opened.text, None, from_line, max_lines)
-}
-
-/// The line appended to a note served only up to [`MAX_READ_BYTES`].
-fn truncation_note(size: u64) -> String {
-    format!(
-        "\n\n{TRUNCATED_MARKER}: served the first {MAX_READ_BYTES} bytes (the 1 MiB read limit) of {size}; the rest of this note is not served to agents]"
-    )
 }
 
 /// Typed sub-queries of the `query` tool: `searches: [{type: lex|vec, query}]`, or a plain
@@ -1563,6 +1124,8 @@ pub fn tools() -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resolve::note_uri;
+    use crate::scoped::{MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
     use std::sync::mpsc;
 
     fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {

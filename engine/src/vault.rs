@@ -13,7 +13,7 @@ use crate::chunk::{Chunk, ChunkOptions, chunk_note};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, Lexical, SearchOptions};
-use crate::note::{Note, file_stem, parse_note};
+use crate::note::{Note, parse_note};
 use crate::query::{QueryHit, QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 use crate::rerank::Reranker;
@@ -21,7 +21,7 @@ use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedSta
 use crate::vector::{VectorStore, VectorWriter};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
-mod agent;
+pub(crate) mod agent;
 mod pending;
 mod reason;
 mod render;
@@ -544,22 +544,6 @@ fn load_file(
     }
 }
 
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 fn dir_size(dir: &Path) -> u64 {
     let mut total = 0;
     let mut stack = vec![dir.to_path_buf()];
@@ -610,6 +594,11 @@ impl Vault {
     /// The vault root (canonical).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The options this vault was opened with.
+    pub fn options(&self) -> &VaultOptions {
+        &self.options
     }
 
     /// The index folder.
@@ -1107,86 +1096,20 @@ impl Vault {
         Some(abs)
     }
 
-    /// Resolves what a user typed (`work/Note.md`, `work/Note`, `Note`) to a vault-relative path.
+    /// Resolves what a user typed (`work/Note.md`, `work/Note`, `Note`, a loose or URI form) to
+    /// a vault-relative path among the vault's notes ([`crate::resolve`] has the rules).
     pub fn resolve(&self, spec: &str) -> Result<String> {
-        let spec = spec.trim().replace('\\', "/");
-        let spec = spec.trim_start_matches("./");
-        if spec.is_empty() {
-            return Err(Error::invalid("path", "empty note path"));
-        }
-        if spec.starts_with('/') || spec.split('/').any(|s| s == "..") {
-            return Err(Error::invalid(
-                "path",
-                format!(
-                    "{spec:?} must be a path inside the vault, relative to its root, without `..`"
-                ),
-            ));
-        }
         let mut warnings = Vec::new();
         let filters = IgnoreFilters::load(&self.root, &mut warnings);
-        let with_md = if spec.to_lowercase().ends_with(".md") {
-            spec.to_string()
-        } else {
-            format!("{spec}.md")
-        };
-        for cand in [spec, with_md.as_str()] {
-            if self.visible_note(cand, &filters).is_some() {
-                return Ok(cand.to_string());
-            }
-        }
-        // Obsidian-style name resolution: a unique note whose stem or path suffix matches.
-        let (files, _) = walk_vault(&self.root, Some(&self.index_dir))?;
-        let want = with_md.to_lowercase();
-        let want_stem = file_stem(&want).to_string();
-        let matches: Vec<&NoteFile> = files
-            .iter()
-            .filter(|f| {
-                let l = f.rel.to_lowercase();
-                l == want || l.ends_with(&format!("/{want}"))
-            })
-            .collect();
-        match matches.as_slice() {
-            [one] => return Ok(one.rel.clone()),
-            [] => {}
-            many => {
-                return Err(Error::invalid(
-                    "path",
-                    format!(
-                        "{spec:?} is ambiguous: {}",
-                        many.iter()
-                            .map(|f| f.rel.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-        }
-        // Suggestions: stems containing (or contained in) the request, or a few edits away.
-        let mut scored: Vec<(usize, &str)> = files
-            .iter()
-            .filter_map(|f| {
-                let stem = file_stem(&f.rel).to_lowercase();
-                if want_stem.is_empty() {
-                    return None;
-                }
-                let d = if stem.contains(&want_stem) || want_stem.contains(&stem) {
-                    0
-                } else {
-                    edit_distance(&stem, &want_stem)
-                };
-                (d <= (want_stem.chars().count() / 3).max(2)).then_some((d, f.rel.as_str()))
-            })
-            .collect();
-        scored.sort();
-        let suggestions: Vec<String> = scored
-            .into_iter()
-            .take(5)
-            .map(|(_, p)| p.to_string())
-            .collect();
-        Err(Error::NoteNotFound {
-            path: spec.to_string(),
-            suggestions,
-        })
+        crate::resolve::resolve_among(
+            spec,
+            "path",
+            |cand| self.visible_note(cand, &filters).is_some(),
+            || {
+                let (files, _) = walk_vault(&self.root, Some(&self.index_dir))?;
+                Ok(files.into_iter().map(|f| f.rel).collect())
+            },
+        )
     }
 
     /// Reads a note from disk: all of it, or `max_lines` lines from `from_line` (1-based).
@@ -2017,13 +1940,6 @@ mod tests {
         assert_eq!(parse_get_spec("a/b.md:0"), ("a/b.md", Some(1)));
         assert_eq!(parse_get_spec("a:b.md"), ("a:b.md", None));
         assert_eq!(parse_get_spec(":12"), (":12", None));
-    }
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("patern", "patterns"), 2);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 
     #[test]

@@ -824,7 +824,9 @@ fn supersession_never_loses_a_concurrent_human_edit() {
         marked.len()
     );
     assert!(lines > 200, "the writer ran throughout ({lines} lines)");
-    assert!(marked.len() > 50, "{refused} refused");
+    // How many supersessions land between the human's edits depends on the machine's speed and
+    // load (a refusal says so and loses nothing); some must land for the test to mean anything.
+    assert!(!marked.is_empty(), "all {refused} refused");
 }
 
 #[test]

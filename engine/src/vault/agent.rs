@@ -12,7 +12,7 @@ use super::Vault;
 use crate::audit::AuditLog;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::exposure::{Exposure, MemoryRootInfo, RootsSource, VisibleFile, discover_memory_root};
+use crate::exposure::{Exposure, MemoryRootInfo, RootsSource, discover_memory_root};
 use crate::identity::Caller;
 use crate::lexical::SearchOptions;
 use crate::manifest::Manifest;
@@ -775,118 +775,10 @@ impl Vault {
         crate::vault::work::record_work(self, &self.agent(), caller, input)
     }
 
-    /// A note and its visible neighbourhood: links out (visible ones named, others counted)
-    /// and the visible notes linking to it. `note` is a title, label, path or `vault://` URI.
-    /// Audited with an unknown caller; agent surfaces use [`Vault::expand_as`].
+    /// A note and its visible neighbourhood, as an anonymous agent caller sees it
+    /// ([`crate::Scoped::expand`]).
     pub fn expand(&self, note: &str) -> Result<Expansion> {
-        self.expand_as(note, None)
-    }
-
-    /// [`Vault::expand`], audited under `caller` (the project, `None` for unknown).
-    ///
-    /// Bounded whatever the vault holds: a note over the index's size limit
-    /// ([`VaultOptions::max_note_bytes`](crate::VaultOptions)) is never read or parsed (as the
-    /// seed it is refused, as a neighbour it contributes no links), and at most
-    /// 10,000 links of each note (`EXPAND_MAX_LINKS`) are considered.
-    pub fn expand_as(&self, note: &str, caller: Option<&str>) -> Result<Expansion> {
-        let ctx = self.agent();
-        let visible = ctx.exposure.visible_files();
-        let state = self.state().ok().flatten();
-        let max_bytes = self.options.max_note_bytes;
-        let links_of = |f: &VisibleFile| -> Vec<String> {
-            if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel)) {
-                return ns.links.iter().take(EXPAND_MAX_LINKS).cloned().collect();
-            }
-            let path = self.root.join(&f.rel);
-            if fs::metadata(&path).map_or(true, |m| m.len() > max_bytes) {
-                return Vec::new();
-            }
-            let Ok(file) = fs::File::open(&path) else {
-                return Vec::new();
-            };
-            // Read no more than the limit even if the file grew since the size check.
-            let mut text = String::new();
-            if std::io::Read::read_to_string(&mut std::io::Read::take(file, max_bytes), &mut text)
-                .is_err()
-            {
-                return Vec::new();
-            }
-            let mut links = super::link_targets(&crate::note::parse_note(&f.rel, &text).note);
-            links.truncate(EXPAND_MAX_LINKS);
-            links
-        };
-        let seed = pick_seed(note, &visible)?;
-        let target = &visible[seed];
-        let size = fs::metadata(self.root.join(&target.rel)).map_or(0, |m| m.len());
-        if size > max_bytes {
-            return Err(Error::invalid(
-                "note",
-                format!(
-                    "{} is {size} bytes, over the {max_bytes}-byte note limit of the index: it is not indexed and its links are not read",
-                    target.rel
-                ),
-            ));
-        }
-        let by_label: HashMap<String, usize> = visible
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, f)| (f.label.to_lowercase(), i))
-            .collect();
-        let resolve = |t: &str| -> Option<usize> {
-            let t = t.trim().trim_end_matches(".md").replace('\\', "/");
-            let lower = t.to_lowercase();
-            if lower.contains('/') {
-                visible.iter().position(|f| {
-                    let r = f.rel.to_lowercase();
-                    let r = r.trim_end_matches(".md");
-                    r == lower || r.ends_with(&format!("/{lower}"))
-                })
-            } else {
-                by_label.get(&lower).copied()
-            }
-        };
-        let mut links_out = Vec::new();
-        let mut hidden = 0;
-        let mut seen = HashSet::new();
-        for t in links_of(target) {
-            match resolve(&t) {
-                Some(i) if seen.insert(i) => links_out.push(LinkedNote {
-                    label: visible[i].label.clone(),
-                    path: visible[i].rel.clone(),
-                }),
-                Some(_) => {}
-                None => hidden += 1,
-            }
-        }
-        let linked_from: Vec<LinkedNote> = visible
-            .iter()
-            .enumerate()
-            .filter(|&(i, f)| i != seed && links_of(f).iter().any(|t| resolve(t) == Some(seed)))
-            .map(|(_, f)| LinkedNote {
-                label: f.label.clone(),
-                path: f.rel.clone(),
-            })
-            .collect();
-        let description = crate::exposure::read_head(&self.root.join(&target.rel), 64_000)
-            .and_then(|t| match text::parse_frontmatter(&t).get("description") {
-                Some(text::FmValue::Scalar(s)) if !s.is_empty() => Some(s.clone()),
-                _ => None,
-            });
-        self.audit_log().append(
-            "expand",
-            caller,
-            json!({"note": note, "found": target.rel, "hidden": hidden}),
-        );
-        Ok(Expansion {
-            path: target.rel.clone(),
-            label: target.label.clone(),
-            scope: target.scope.clone(),
-            description,
-            links_out,
-            links_out_hidden: hidden,
-            linked_from,
-        })
+        self.scoped(&Caller::anonymous()).expand(note)
     }
 
     /// Orphans (notes nothing links to) and broken links (targets that name no note) over the
@@ -1157,89 +1049,4 @@ fn refused(refusal: Refusal, message: String) -> Remembered {
         message,
         ..Remembered::default()
     }
-}
-
-/// Normalises what names a note for loose matching: percent-decoded, `vault://note/` and `.md`
-/// stripped, last path segment, lowercase, without spaces, `_` and `-`.
-fn normalize_key(s: &str) -> String {
-    let d = crate::identity::percent_decode(s.trim());
-    let d = d
-        .strip_prefix("vault://")
-        .map(|r| r.strip_prefix("note/").unwrap_or(r))
-        .unwrap_or(&d)
-        .replace('\\', "/");
-    let last = d.rsplit('/').next().unwrap_or("");
-    let last = last
-        .strip_suffix(".md")
-        .or_else(|| last.strip_suffix(".MD"))
-        .unwrap_or(last);
-    last.to_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '_' | '-'))
-        .collect()
-}
-
-/// Picks the visible note `seed` names: exact label, else path suffix, else a unique loose key.
-fn pick_seed(seed: &str, visible: &[VisibleFile]) -> Result<usize> {
-    let s = seed.trim();
-    let s = s.strip_suffix(".md").unwrap_or(s).to_lowercase();
-    let mut cands: Vec<usize> = visible
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.label.to_lowercase() == s)
-        .map(|(i, _)| i)
-        .collect();
-    if cands.is_empty() {
-        let suffix = format!("/{s}.md");
-        cands = visible
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                let r = format!("/{}", f.rel.to_lowercase());
-                r.ends_with(&suffix)
-            })
-            .map(|(i, _)| i)
-            .collect();
-    }
-    if cands.len() > 1 {
-        let names: Vec<String> = cands
-            .iter()
-            .map(|&i| format!("{}/{}", visible[i].scope, visible[i].label))
-            .collect();
-        return Err(Error::invalid(
-            "note",
-            format!(
-                "\"{seed}\" matches {} visible notes: {}. Pass a path rather than a title to choose one.",
-                cands.len(),
-                names.join("; ")
-            ),
-        ));
-    }
-    if let Some(&i) = cands.first() {
-        return Ok(i);
-    }
-    let key = normalize_key(seed);
-    let loose: Vec<usize> = visible
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| !key.is_empty() && normalize_key(&f.rel) == key)
-        .map(|(i, _)| i)
-        .collect();
-    if loose.len() == 1 {
-        return Ok(loose[0]);
-    }
-    let suggestions: Vec<String> = if s.is_empty() {
-        Vec::new()
-    } else {
-        visible
-            .iter()
-            .filter(|f| f.label.to_lowercase().contains(&s))
-            .take(5)
-            .map(|f| f.label.clone())
-            .collect()
-    };
-    Err(Error::NoteNotFound {
-        path: seed.to_string(),
-        suggestions,
-    })
 }

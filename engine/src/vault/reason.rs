@@ -109,6 +109,19 @@ pub struct ScopedHits {
     pub missing_vectors: Option<usize>,
 }
 
+impl ScopedHits {
+    /// What an agent should know about how these hits were ranked: chunks without a vector yet
+    /// (they ranked lexically only). `None` when every chunk has one, or no vector query ran.
+    pub fn notice(&self) -> Option<String> {
+        match self.missing_vectors {
+            Some(missing) if missing > 0 => Some(format!(
+                "{missing} chunk(s) of the index have no vector yet: notes saved since the last `mindex embed` rank lexically only (`mindex watch` or `mindex mcp --watch` embeds them as they change)"
+            )),
+            _ => None,
+        }
+    }
+}
+
 impl Vault {
     /// Runs the sub-queries over-fetching `max(limit × 4, 20)` and keeps only hits in notes the
     /// exposure policy lets agents read: the result is filtered, never the query.

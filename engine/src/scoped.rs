@@ -1,0 +1,883 @@
+//! The agent's view of a vault: one caller, and every read, search, listing and write it makes
+//! filtered by the exposure policy and written to the audit log, here and nowhere else.
+//!
+//! [`Vault::scoped`] identifies the caller (its platforms, from its project's note) and returns a
+//! [`Scoped`] handle. The MCP server, the hooks, the C ABI and the Python binding serve agents
+//! only through it, so the promise "a note the caller may not see never reaches it" is kept in
+//! one place (the audit log bounds what it records of long inputs itself):
+//! - names resolve among visible notes only ([`Scoped::resolve`]); a hidden note is never named,
+//!   never makes a name ambiguous and gets the answer a missing one gets ([`not_visible`]);
+//! - a note is read from one open file checked against the policy
+//!   ([`crate::exposure::open_visible`]), at most [`MAX_READ_BYTES`] of it;
+//! - search results are filtered after ranking, never the query ([`Scoped::query`]);
+//! - status and health name only what the caller may read, and no absolute path
+//!   ([`Scoped::scrub`]).
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::audit::AuditLog;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::exposure::{Exposure, OpenedNote, VisibleFile, open_visible};
+use crate::identity::Caller;
+use crate::memory::MemoryInput;
+use crate::query::SubQuery;
+use crate::report::{Changes, Rename, Warning};
+use crate::resolve::{NOTE_URI_PREFIX, note_uri, resolve_among};
+use crate::vault::agent::{AgentContext, EXPAND_MAX_LINKS};
+use crate::vault::{
+    Expansion, Health, LinkedNote, MultiGetItem, NoteText, ReasonOptions, Reasoning, Recall,
+    RecallOptions, Remembered, ScopedHits, Vault, VectorStatus, WorkInput, WorkRecord,
+};
+
+/// The most bytes of one note served to an agent; a larger note is served up to here and marked
+/// truncated ([`TRUNCATED_MARKER`]).
+pub const MAX_READ_BYTES: usize = 1024 * 1024;
+/// The most note text one `multi_get` serves in all.
+pub const MAX_MULTI_GET_BYTES: usize = 2 * 1024 * 1024;
+/// The most notes one `multi_get` lists.
+pub const MAX_MULTI_GET_NOTES: usize = 200;
+/// How the line appended to a truncated read starts.
+pub const TRUNCATED_MARKER: &str = "[mindex: truncated";
+
+/// A note as an agent reads it ([`Scoped::get`], [`Scoped::read_uri`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentNote {
+    /// The note (or the lines asked for); a truncated read ends with the truncation line.
+    #[serde(flatten)]
+    pub note: NoteText,
+    /// Whether only the first [`MAX_READ_BYTES`] of the file were read.
+    pub truncated: bool,
+    /// The file's size in bytes.
+    pub bytes: u64,
+}
+
+/// What [`Scoped::multi_get`] served.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AgentMultiGet {
+    /// The notes read or skipped, in pattern order.
+    pub items: Vec<MultiGetItem>,
+    /// Why each name that matched no visible note did not ([`not_visible`], or the ambiguity).
+    pub unmatched: Vec<String>,
+    /// Matches past the [`MAX_MULTI_GET_NOTES`]-note limit, not listed.
+    pub not_listed: usize,
+}
+
+/// A note offered as a resource ([`Scoped::resources`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Resource {
+    /// `vault://note/<path>`, each segment percent-encoded ([`note_uri`]).
+    pub uri: String,
+    /// `<root>: <label>`, or the label for a note at the top of its root.
+    pub name: String,
+    /// The frontmatter `description` (200 characters at most), else `Vault note`.
+    pub description: String,
+}
+
+/// Changes as an agent may see them: visible notes named, the rest counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AgentChanges {
+    /// Visible notes new to the index.
+    pub added: Vec<String>,
+    /// Visible notes whose content changed.
+    pub modified: Vec<String>,
+    /// Always empty: a removed note cannot be checked any more, so it is only counted.
+    pub removed: Vec<String>,
+    /// Moves from and to visible paths.
+    pub renamed: Vec<Rename>,
+    /// Every change, shown or not.
+    pub count: usize,
+}
+
+/// The last update as an agent may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentUpdate {
+    /// When it finished, in milliseconds since the Unix epoch.
+    pub finished_unix_ms: u64,
+    /// How long it took.
+    pub elapsed_ms: u64,
+    /// Whether it rebuilt the whole index.
+    pub rebuilt: bool,
+    /// How many warnings it reported.
+    pub warnings: usize,
+    /// What it changed.
+    pub changes: AgentChanges,
+}
+
+/// [`Vault::status`] as an agent may see it ([`Scoped::status`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentStatus {
+    /// Whether an index exists.
+    pub indexed: bool,
+    /// Notes in the index.
+    pub notes: usize,
+    /// Chunks in the index.
+    pub chunks: usize,
+    /// Bytes on disk used by the index folder.
+    pub index_bytes: u64,
+    /// The last update, if any.
+    pub last_update: Option<AgentUpdate>,
+    /// Changes on disk since the last update.
+    pub pending: AgentChanges,
+    /// Problems with visible notes (messages without absolute paths).
+    pub warnings: Vec<Warning>,
+    /// The vector store, if `embed` ever ran.
+    pub vectors: Option<VectorStatus>,
+    /// Chunks without a vector.
+    pub missing_vectors: Option<usize>,
+    /// Damaged index files, named relative to the vault.
+    pub damaged: Vec<String>,
+    /// Changes and warnings not named because the caller may not read them.
+    pub not_shown: usize,
+    /// What `not_shown` counts, for the agent reading this.
+    pub note: &'static str,
+}
+
+/// The one answer for a name that matches no visible note, whether it is missing or hidden.
+pub fn not_visible(spec: &str) -> String {
+    format!(
+        "No visible note matches \"{}\" (it may not exist, or lie outside the folders this vault exposes).",
+        clip(spec)
+    )
+}
+
+/// At most 200 characters of what a caller sent, with `…` when cut: for quoting it back in an
+/// answer or the audit log.
+pub fn clip(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+/// Absolute POSIX paths of two segments or more (`/a/b…`) that start a word: not after a
+/// letter, digit, `.`, `:`, `/` or `>` (the end of `<vault>`), so `vault://…`, `https://…` and
+/// `brain/x.md` are left alone.
+static ABSOLUTE_PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r#"(^|[^A-Za-z0-9_.:/>\-])/[^\s'"`)\]},;/]+/[^\s'"`)\]},;]*"#)
+        .expect("static regex of scoped")
+});
+
+/// `message` with `vault` (as given and canonical) replaced by `<vault>` and any other absolute
+/// path by `<path>` (drive, UNC and home paths included).
+pub fn scrub_paths(message: &str, vault: &Path) -> String {
+    let mut s = message.to_string();
+    let mut roots = vec![vault.to_string_lossy().into_owned()];
+    if let Ok(real) = fs::canonicalize(vault) {
+        roots.push(real.to_string_lossy().into_owned());
+    }
+    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    for r in roots {
+        if r.len() > 1 {
+            s = s.replace(&r, "<vault>");
+        }
+    }
+    let s = crate::memory::text::sanitize(&s);
+    ABSOLUTE_PATH.replace_all(&s, "${1}<path>").into_owned()
+}
+
+/// One caller's view of a vault (see the module docs). Cheap to make: one per call is fine.
+#[derive(Debug)]
+pub struct Scoped<'v> {
+    vault: &'v Vault,
+    caller: Caller,
+    ctx: Arc<AgentContext>,
+}
+
+impl Vault {
+    /// The view of this vault `caller` is served: the caller is identified here (its platforms
+    /// read from its project's note), so no surface can forget to.
+    pub fn scoped(&self, caller: &Caller) -> Scoped<'_> {
+        Scoped {
+            vault: self,
+            caller: self.identify(caller.clone()),
+            ctx: self.agent(),
+        }
+    }
+}
+
+impl<'v> Scoped<'v> {
+    /// The identified caller.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The vault this view is of.
+    pub fn vault(&self) -> &'v Vault {
+        self.vault
+    }
+
+    /// The exposure policy this view applies.
+    pub fn exposure(&self) -> &Exposure {
+        &self.ctx.exposure
+    }
+
+    fn who(&self) -> Option<&str> {
+        self.caller.project.as_deref()
+    }
+
+    fn log(&self) -> AuditLog {
+        self.vault.audit_log()
+    }
+
+    /// `message` as an agent may read it: no absolute path ([`scrub_paths`]).
+    pub fn scrub(&self, message: &str) -> String {
+        scrub_paths(message, self.vault.root())
+    }
+
+    /// Every note this view serves, sorted by path.
+    pub fn visible_files(&self) -> Vec<VisibleFile> {
+        self.ctx.exposure.visible_files()
+    }
+
+    /// Resolves a path, name, path suffix, loose name or `vault://note/` URI among the visible
+    /// notes only ([`crate::resolve`] has the rules). A hidden note is [`Error::NoteNotFound`],
+    /// like a missing one, and is never suggested.
+    pub fn resolve(&self, spec: &str) -> Result<String> {
+        self.resolve_as(spec, "path")
+    }
+
+    fn resolve_as(&self, spec: &str, arg: &str) -> Result<String> {
+        let ex = &self.ctx.exposure;
+        resolve_among(
+            spec,
+            arg,
+            |cand| ex.may_read(cand).is_ok(),
+            || Ok(ex.visible_files().into_iter().map(|f| f.rel).collect()),
+        )
+    }
+
+    /// Reads a visible note (all of it, or `max_lines` lines from `from_line`, 1-based), at most
+    /// [`MAX_READ_BYTES`] of it. Audited as `get`; a name that reaches no visible note is audited
+    /// as `resource_denied` and answered [`Error::NoteNotFound`] (render it with
+    /// [`not_visible`]).
+    pub fn get(
+        &self,
+        spec: &str,
+        from_line: Option<usize>,
+        max_lines: Option<usize>,
+    ) -> Result<AgentNote> {
+        let read = self
+            .resolve(spec)
+            .and_then(|rel| self.open(&rel, spec).map_err(Error::from));
+        match read {
+            Ok(opened) => {
+                let note = agent_note(&opened, from_line, max_lines);
+                self.log().append(
+                    "get",
+                    self.who(),
+                    json!({"path": note.note.path, "truncated": note.truncated}),
+                );
+                Ok(note)
+            }
+            Err(e) => {
+                self.log().append(
+                    "resource_denied",
+                    self.who(),
+                    json!({"uri": spec, "tool": "get"}),
+                );
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads a note by its `vault://note/<path>` URI (or any form [`Scoped::resolve`] takes after
+    /// the prefix). Audited as `resource_read` with the canonical URI (and the one asked for when
+    /// it differs); anything that reaches no visible note as `resource_denied`.
+    pub fn read_uri(&self, uri: &str) -> Result<(String, AgentNote)> {
+        let found = if uri.starts_with(NOTE_URI_PREFIX) {
+            self.resolve(uri)
+                .and_then(|rel| self.open(&rel, uri).map_err(Error::from))
+        } else {
+            Err(Error::NoteNotFound {
+                path: clip(uri),
+                suggestions: Vec::new(),
+            })
+        };
+        let opened = match found {
+            Ok(o) => o,
+            Err(e) => {
+                self.log()
+                    .append("resource_denied", self.who(), json!({"uri": uri}));
+                return Err(e);
+            }
+        };
+        let canonical = note_uri(&opened.rel);
+        let mut detail = json!({"uri": canonical});
+        if canonical != uri {
+            detail["from"] = json!(uri);
+        }
+        if opened.truncated {
+            detail["truncated"] = json!(true);
+        }
+        self.log().append("resource_read", self.who(), detail);
+        Ok((canonical, agent_note(&opened, None, None)))
+    }
+
+    /// Opens a resolved note once, checked against the policy; a denial reads as not found.
+    fn open(&self, rel: &str, spec: &str) -> std::result::Result<OpenedNote, NotVisible> {
+        open_visible(&self.ctx.exposure, rel, MAX_READ_BYTES).map_err(|_| NotVisible(clip(spec)))
+    }
+
+    /// Reads every visible note matching `patterns`: comma-separated globs (matched against the
+    /// visible notes) or names ([`Scoped::resolve`]). At most [`MAX_MULTI_GET_NOTES`] notes and
+    /// [`MAX_MULTI_GET_BYTES`] of text in all; a note over `max_bytes` is listed as skipped.
+    /// Audited as `multi_get`.
+    pub fn multi_get(&self, patterns: &str, max_bytes: Option<u64>) -> Result<AgentMultiGet> {
+        let ex = &self.ctx.exposure;
+        let pats: Vec<&str> = patterns
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pats.is_empty() {
+            return Err(Error::invalid(
+                "pattern",
+                "empty: give globs or note names, comma-separated",
+            ));
+        }
+        let mut visible: Option<Vec<VisibleFile>> = None;
+        let mut paths: Vec<String> = Vec::new();
+        let mut unmatched = Vec::new();
+        for pat in pats {
+            if pat.contains(['*', '?', '[', '{']) {
+                let glob = globset::GlobBuilder::new(pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid("pattern", format!("{:?} is not a glob: {e}", clip(pat)))
+                    })?
+                    .compile_matcher();
+                let files = visible.get_or_insert_with(|| ex.visible_files());
+                paths.extend(
+                    files
+                        .iter()
+                        .filter(|f| glob.is_match(&f.rel))
+                        .map(|f| f.rel.clone()),
+                );
+            } else {
+                match self.resolve_as(pat, "pattern") {
+                    Ok(rel) => paths.push(rel),
+                    Err(Error::NoteNotFound { .. }) => unmatched.push(not_visible(pat)),
+                    Err(Error::InvalidArgument { detail, .. }) => unmatched.push(detail),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let mut seen = HashSet::new();
+        paths.retain(|p| seen.insert(p.clone()));
+        let not_listed = paths.len().saturating_sub(MAX_MULTI_GET_NOTES);
+        paths.truncate(MAX_MULTI_GET_NOTES);
+        let limit = max_bytes.unwrap_or(u64::MAX);
+        let mut served = 0usize;
+        let mut items = Vec::new();
+        for p in paths {
+            // A note that stopped being visible since it matched is left out, as if hidden.
+            let Ok(opened) = open_visible(ex, &p, MAX_READ_BYTES) else {
+                continue;
+            };
+            if opened.size > limit {
+                items.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!("{} bytes is over max_bytes {limit}", opened.size),
+                });
+                continue;
+            }
+            if served + opened.text.len() > MAX_MULTI_GET_BYTES {
+                items.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!(
+                        "this answer already holds {served} bytes of notes; the {MAX_MULTI_GET_BYTES}-byte multi_get limit leaves no room: read it with get"
+                    ),
+                });
+                continue;
+            }
+            served += opened.text.len();
+            items.push(MultiGetItem::Ok(agent_note(&opened, None, None).note));
+        }
+        self.log().append(
+            "multi_get",
+            self.who(),
+            json!({"pattern": patterns, "returned": items.len()}),
+        );
+        Ok(AgentMultiGet {
+            items,
+            unmatched,
+            not_listed,
+        })
+    }
+
+    /// The visible notes as resources, with their frontmatter `description` read from a head of
+    /// each (never the whole file). Audited as `resources_list`.
+    pub fn resources(&self) -> Vec<Resource> {
+        let root = self.vault.root();
+        let listed: Vec<Resource> = self
+            .visible_files()
+            .into_iter()
+            .map(|f| {
+                let description = crate::exposure::read_head(&root.join(&f.rel), 1200)
+                    .and_then(|head| description_of(&head))
+                    .map(|d| d.chars().take(200).collect())
+                    .unwrap_or_else(|| "Vault note".to_string());
+                let name = if f.scope == f.label {
+                    f.label.clone()
+                } else {
+                    format!("{}: {}", f.scope, f.label)
+                };
+                Resource {
+                    uri: note_uri(&f.rel),
+                    name,
+                    description,
+                }
+            })
+            .collect();
+        self.log().append(
+            "resources_list",
+            self.who(),
+            json!({"listed": listed.len()}),
+        );
+        listed
+    }
+
+    /// A hybrid search for `text` (lexical only without `model`), audited as `search`.
+    pub fn search(
+        &self,
+        model: Option<&dyn Embedder>,
+        text: &str,
+        limit: usize,
+    ) -> Result<ScopedHits> {
+        self.run("search", model, &SubQuery::hybrid(text), limit)
+    }
+
+    /// Typed sub-queries, audited as `query`: ranked over the whole index, then only hits in
+    /// notes the caller may read are kept ([`Vault::scoped_query`]).
+    pub fn query(
+        &self,
+        model: Option<&dyn Embedder>,
+        subs: &[SubQuery],
+        limit: usize,
+    ) -> Result<ScopedHits> {
+        self.run("query", model, subs, limit)
+    }
+
+    fn run(
+        &self,
+        tool: &str,
+        model: Option<&dyn Embedder>,
+        subs: &[SubQuery],
+        limit: usize,
+    ) -> Result<ScopedHits> {
+        let r = self.vault.scoped_query(model, subs, limit)?;
+        // Each distinct text once: a hybrid query's lex and vec halves share theirs.
+        let mut texts: Vec<&str> = Vec::new();
+        for sub in subs {
+            if !texts.contains(&sub.text.as_str()) {
+                texts.push(&sub.text);
+            }
+        }
+        self.log().append(
+            tool,
+            self.who(),
+            json!({"query": texts.join(" | "), "withheld": r.withheld,
+                   "total": r.total, "returned": r.hits.len()}),
+        );
+        Ok(r)
+    }
+
+    /// A visible note and its visible neighbourhood: links out (visible ones named, others
+    /// counted) and the visible notes linking to it. `note` is anything [`Scoped::resolve`]
+    /// takes. Audited as `expand`, found or not.
+    ///
+    /// Bounded whatever the vault holds: a note over the index's size limit
+    /// ([`crate::VaultOptions::max_note_bytes`]) is never read or parsed (as the seed it is
+    /// refused, as a neighbour it contributes no links), and at most 10,000 links of each note
+    /// are considered.
+    pub fn expand(&self, note: &str) -> Result<Expansion> {
+        let r = self.expand_inner(note);
+        let found = match &r {
+            Ok(e) => json!({"note": note, "found": e.path, "hidden": e.links_out_hidden}),
+            Err(_) => json!({"note": note, "found": null}),
+        };
+        self.log().append("expand", self.who(), found);
+        r
+    }
+
+    fn expand_inner(&self, note: &str) -> Result<Expansion> {
+        let vault = self.vault;
+        let visible = self.visible_files();
+        let rel = self.resolve_as(note, "note")?;
+        let Some(seed) = visible.iter().position(|f| f.rel == rel) else {
+            return Err(Error::NoteNotFound {
+                path: clip(note),
+                suggestions: Vec::new(),
+            });
+        };
+        let state = vault.state().ok().flatten();
+        let max_bytes = vault.options().max_note_bytes;
+        let links_of = |f: &VisibleFile| -> Vec<String> {
+            if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel)) {
+                return ns.links.iter().take(EXPAND_MAX_LINKS).cloned().collect();
+            }
+            read_links(&vault.root().join(&f.rel), &f.rel, max_bytes)
+        };
+        let target = &visible[seed];
+        let size = fs::metadata(vault.root().join(&target.rel)).map_or(0, |m| m.len());
+        if size > max_bytes {
+            return Err(Error::invalid(
+                "note",
+                format!(
+                    "{} is {size} bytes, over the {max_bytes}-byte note limit of the index: it is not indexed and its links are not read",
+                    target.rel
+                ),
+            ));
+        }
+        let by_label: HashMap<String, usize> = visible
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, f)| (f.label.to_lowercase(), i))
+            .collect();
+        let link_target = |t: &str| -> Option<usize> {
+            let t = t.trim().trim_end_matches(".md").replace('\\', "/");
+            let lower = t.to_lowercase();
+            if lower.contains('/') {
+                visible.iter().position(|f| {
+                    let r = f.rel.to_lowercase();
+                    let r = r.trim_end_matches(".md");
+                    r == lower || r.ends_with(&format!("/{lower}"))
+                })
+            } else {
+                by_label.get(&lower).copied()
+            }
+        };
+        let mut links_out = Vec::new();
+        let mut hidden = 0;
+        let mut seen = HashSet::new();
+        for t in links_of(target) {
+            match link_target(&t) {
+                Some(i) if seen.insert(i) => links_out.push(LinkedNote {
+                    label: visible[i].label.clone(),
+                    path: visible[i].rel.clone(),
+                }),
+                Some(_) => {}
+                None => hidden += 1,
+            }
+        }
+        let linked_from: Vec<LinkedNote> = visible
+            .iter()
+            .enumerate()
+            .filter(|&(i, f)| i != seed && links_of(f).iter().any(|t| link_target(t) == Some(seed)))
+            .map(|(_, f)| LinkedNote {
+                label: f.label.clone(),
+                path: f.rel.clone(),
+            })
+            .collect();
+        let description = crate::exposure::read_head(&vault.root().join(&target.rel), 64_000)
+            .and_then(|t| description_of(&t));
+        Ok(Expansion {
+            path: target.rel.clone(),
+            label: target.label.clone(),
+            scope: target.scope.clone(),
+            description,
+            links_out,
+            links_out_hidden: hidden,
+            linked_from,
+        })
+    }
+
+    /// [`Vault::status`] as the caller may see it: no absolute path (damaged index files named
+    /// relative to the vault); changed, pending and warned-about notes named only when the
+    /// caller may read them; removed notes, memory files and everything hidden only counted, in
+    /// `not_shown`. Audited as `status`.
+    pub fn status(&self) -> Result<AgentStatus> {
+        let st = self.vault.status()?;
+        let ex = &self.ctx.exposure;
+        let mut not_shown = 0usize;
+        let mut changes = |c: &Changes| -> AgentChanges {
+            let mut keep = |paths: &[String]| -> Vec<String> {
+                let shown: Vec<String> = paths
+                    .iter()
+                    .filter(|p| ex.may_read(p).is_ok())
+                    .cloned()
+                    .collect();
+                not_shown += paths.len() - shown.len();
+                shown
+            };
+            let added = keep(&c.added);
+            let modified = keep(&c.modified);
+            not_shown += c.removed.len();
+            let renamed: Vec<Rename> = c
+                .renamed
+                .iter()
+                .filter(|r| ex.may_read(&r.to).is_ok() && ex.matched_root(&r.from).is_some())
+                .cloned()
+                .collect();
+            not_shown += c.renamed.len() - renamed.len();
+            AgentChanges {
+                added,
+                modified,
+                removed: Vec::new(),
+                renamed,
+                count: c.len(),
+            }
+        };
+        let last_update = st.last_update.as_ref().map(|u| AgentUpdate {
+            finished_unix_ms: u.finished_unix_ms,
+            elapsed_ms: u.elapsed_ms,
+            rebuilt: u.rebuilt,
+            warnings: u.warnings,
+            changes: changes(&u.changes),
+        });
+        let pending = changes(&st.pending);
+        let warnings: Vec<Warning> = st
+            .warnings
+            .iter()
+            .filter(|w| ex.may_read(&w.path).is_ok())
+            .map(|w| Warning {
+                message: self.scrub(&w.message),
+                ..w.clone()
+            })
+            .collect();
+        not_shown += st.warnings.len() - warnings.len();
+        let status = AgentStatus {
+            indexed: st.indexed,
+            notes: st.notes,
+            chunks: st.chunks,
+            index_bytes: st.index_bytes,
+            last_update,
+            pending,
+            warnings,
+            vectors: st.vectors,
+            missing_vectors: st.missing_vectors,
+            damaged: st.damaged.iter().map(|d| self.scrub(d)).collect(),
+            not_shown,
+            note: "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",
+        };
+        self.log().append(
+            "status",
+            self.who(),
+            json!({"not_shown": not_shown, "notes": st.notes}),
+        );
+        Ok(status)
+    }
+
+    /// What this caller's session sees of the vault ([`Vault::health`]), as served to it:
+    /// memories it may not recall are counted, never named, and no absolute path (the vault is
+    /// `<vault>`, the caller's folder left out). Audited as `health`.
+    pub fn health(&self) -> Result<Health> {
+        let mut h = self.vault.health_as_agent(&self.caller)?;
+        h.vault = std::path::PathBuf::from("<vault>");
+        h.caller.dir = None;
+        h.warnings = h.warnings.iter().map(|w| self.scrub(w)).collect();
+        h.notes = h.notes.iter().map(|w| self.scrub(w)).collect();
+        self.log().append("health", self.who(), json!({"ok": h.ok}));
+        Ok(h)
+    }
+
+    /// The memories this caller may recall ([`Vault::recall`]).
+    pub fn recall(&self, opts: &RecallOptions, model: Option<&dyn Embedder>) -> Result<Recall> {
+        self.vault.recall(&self.caller, opts, model)
+    }
+
+    /// Records a memory for this caller ([`Vault::remember`]).
+    pub fn remember(&self, input: &MemoryInput) -> Result<Remembered> {
+        self.vault.remember(&self.caller, input)
+    }
+
+    /// Records a work note for this caller ([`Vault::record_work`]).
+    pub fn record_work(&self, input: &WorkInput) -> Result<WorkRecord> {
+        self.vault.record_work(&self.caller, input)
+    }
+
+    /// Answers a question with a read-only agent session over what this caller may read
+    /// ([`Vault::reason`]).
+    pub fn reason(
+        &self,
+        question: &str,
+        model: Option<&dyn Embedder>,
+        opts: &ReasonOptions,
+    ) -> Result<Reasoning> {
+        self.vault.reason(&self.caller, question, model, opts)
+    }
+}
+
+/// A note could not be opened for the caller: served as not found.
+struct NotVisible(String);
+
+impl From<NotVisible> for Error {
+    fn from(n: NotVisible) -> Error {
+        Error::NoteNotFound {
+            path: n.0,
+            suggestions: Vec::new(),
+        }
+    }
+}
+
+/// The note as served: parsed from the text read, the truncation line appended when only the
+/// first [`MAX_READ_BYTES`] were read.
+fn agent_note(
+    opened: &OpenedNote,
+    from_line: Option<usize>,
+    max_lines: Option<usize>,
+) -> AgentNote {
+    let mut note =
+        crate::vault::note_text(opened.rel.clone(), &opened.text, None, from_line, max_lines);
+    if opened.truncated {
+        note.text.push_str(&format!(
+            "\n\n{TRUNCATED_MARKER}: served the first {MAX_READ_BYTES} bytes (the 1 MiB read limit) of {}; the rest of this note is not served to agents]",
+            opened.size
+        ));
+    }
+    AgentNote {
+        note,
+        truncated: opened.truncated,
+        bytes: opened.size,
+    }
+}
+
+/// The frontmatter `description` of a note's head, when it has a non-empty one.
+fn description_of(head: &str) -> Option<String> {
+    use crate::memory::text::{FmValue, parse_frontmatter};
+    match parse_frontmatter(head).get("description") {
+        Some(FmValue::Scalar(d)) if !d.is_empty() => Some(d.clone()),
+        _ => None,
+    }
+}
+
+/// The link targets of a note that is not in the index: read only when within `max_bytes`
+/// (never more than that, even if the file grew since the size check), the first
+/// [`EXPAND_MAX_LINKS`] kept.
+fn read_links(path: &Path, rel: &str, max_bytes: u64) -> Vec<String> {
+    use std::io::Read as _;
+    if fs::metadata(path).map_or(true, |m| m.len() > max_bytes) {
+        return Vec::new();
+    }
+    let Ok(file) = fs::File::open(path) else {
+        return Vec::new();
+    };
+    let mut text = String::new();
+    if file.take(max_bytes).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    let mut links = crate::vault::link_targets(&crate::note::parse_note(rel, &text).note);
+    links.truncate(EXPAND_MAX_LINKS);
+    links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NoProgress, VaultOptions, init_vault};
+
+    fn vault() -> (tempfile::TempDir, Vault) {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("vault");
+        init_vault(&root, false).unwrap();
+        fs::write(
+            root.join("work/active/My Note.md"),
+            "---\ndescription: the one to find\n---\n# My Note\n\nSee [[Patterns]].\n",
+        )
+        .unwrap();
+        fs::write(
+            root.join("brain/Patterns.md"),
+            "# Patterns\n\n[[My Note]]\n",
+        )
+        .unwrap();
+        fs::write(root.join("thinking/Hidden Note.md"), "# Hidden\n\nSECRET\n").unwrap();
+        let v = Vault::open(&root, VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        (d, v)
+    }
+
+    #[test]
+    fn get_expand_and_resources_resolve_a_name_alike() {
+        let (_d, v) = vault();
+        let view = v.scoped(&Caller::anonymous());
+        for spec in [
+            "My Note",
+            "my-note",
+            "active/My Note",
+            "work/active/My Note.md",
+            "vault://note/work/active/My-Note.md",
+            "vault://note/work/active/My%20Note.md",
+        ] {
+            assert_eq!(
+                view.get(spec, None, None).unwrap().note.path,
+                "work/active/My Note.md",
+                "get {spec}"
+            );
+            assert_eq!(
+                view.expand(spec).unwrap().path,
+                "work/active/My Note.md",
+                "expand {spec}"
+            );
+            let m = view.multi_get(spec, None).unwrap();
+            assert!(
+                matches!(&m.items[..], [MultiGetItem::Ok(n)] if n.path == "work/active/My Note.md"),
+                "multi_get {spec}: {m:?}"
+            );
+            if spec.starts_with(NOTE_URI_PREFIX) {
+                assert_eq!(
+                    view.read_uri(spec).unwrap().0,
+                    note_uri("work/active/My Note.md")
+                );
+            }
+        }
+        let listed = view.resources();
+        let r = listed
+            .iter()
+            .find(|r| r.uri == note_uri("work/active/My Note.md"))
+            .unwrap();
+        assert_eq!(r.description, "the one to find");
+        assert_eq!(
+            view.read_uri(&r.uri).unwrap().1.note.path,
+            "work/active/My Note.md"
+        );
+    }
+
+    #[test]
+    fn a_hidden_note_is_missing_to_every_read_and_never_suggested() {
+        let (_d, v) = vault();
+        let view = v.scoped(&Caller::anonymous());
+        for spec in [
+            "Hidden Note",
+            "hidden-note",
+            "thinking/Hidden Note.md",
+            "vault://note/thinking/Hidden%20Note.md",
+        ] {
+            assert!(
+                matches!(view.get(spec, None, None), Err(Error::NoteNotFound { .. })),
+                "{spec}"
+            );
+            match view.expand(spec) {
+                Err(Error::NoteNotFound { suggestions, .. }) => {
+                    assert!(
+                        suggestions.iter().all(|s| !s.contains("thinking")),
+                        "{spec}"
+                    )
+                }
+                other => panic!("{spec}: {other:?}"),
+            }
+            assert!(view.read_uri(spec).is_err(), "{spec}");
+            let m = view.multi_get(spec, None).unwrap();
+            assert!(
+                m.items.is_empty() && m.unmatched == [not_visible(spec)],
+                "{spec}"
+            );
+        }
+        assert!(!view.resources().iter().any(|r| r.uri.contains("thinking")));
+        let hits = view.search(None, "SECRET", 5).unwrap();
+        assert!(hits.hits.is_empty() && hits.withheld > 0);
+        let audit = fs::read_to_string(v.index_dir().join("audit.jsonl")).unwrap();
+        assert!(
+            audit.contains("\"resource_denied\"") && audit.contains("\"withheld\""),
+            "{audit}"
+        );
+    }
+}
