@@ -1,4 +1,4 @@
-//! `mindex hook <event>`: the agents' lifecycle hooks. All logic is in `mindex::hooks`; this reads
+//! `mindex hook <event>`: the agents' lifecycle hooks. All logic is in `mindex_agent::hooks`; this reads
 //! stdin, finds the vault, prints the answer and starts the debounced background refresh.
 //!
 //! A hook never fails the agent's turn: whatever happens, it exits 0, and writes nothing to stderr
@@ -10,7 +10,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mindex::hooks::{HookContext, HookEvent, claim_refresh, run_hook};
+use mindex_agent::hooks::{HookContext, HookEvent, claim_refresh, run_hook};
 
 /// How long a hook waits for the agent's payload on stdin.
 const STDIN_WAIT: Duration = Duration::from_secs(2);
@@ -23,7 +23,7 @@ fn debug_on() -> bool {
 
 fn debug(msg: &str) {
     if debug_on() {
-        eprintln!("[hook-debug {}] {msg}", mindex::hooks::iso_now());
+        eprintln!("[hook-debug {}] {msg}", mindex_agent::hooks::iso_now());
     }
 }
 

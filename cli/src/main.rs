@@ -465,10 +465,10 @@ fn text_arg(s: &str) -> anyhow::Result<String> {
 }
 
 /// Runs the MCP server on stdin/stdout until stdin ends, then waits for requests in flight.
-fn serve_mcp(vault: Vault, opts: mindex::McpOptions) -> anyhow::Result<()> {
+fn serve_mcp(vault: Vault, opts: mindex_agent::McpOptions) -> anyhow::Result<()> {
     use std::io::Write;
     let out = std::sync::Mutex::new(std::io::stdout());
-    let server = mindex::McpServer::new(vault, opts, move |line: &str| {
+    let server = mindex_agent::McpServer::new(vault, opts, move |line: &str| {
         let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
         // A closed stdout means the client is gone; nothing useful remains to do with the error.
         let _ = writeln!(o, "{line}").and_then(|()| o.flush());
@@ -875,7 +875,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
             serve_mcp(
                 vault,
-                mindex::McpOptions {
+                mindex_agent::McpOptions {
                     identity_timeout: std::time::Duration::from_millis(*identity_timeout_ms),
                     use_vectors: !*no_vectors,
                     reason: reason_options(None),

@@ -13,10 +13,10 @@
     reason = "wired into the vault by the memory work alongside"
 )]
 
+use crate::time::iso_utc_now;
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
@@ -199,33 +199,10 @@ pub fn cap_value(v: Value) -> Value {
     }
 }
 
-/// The current time as ISO-8601 UTC with milliseconds, e.g. `2026-07-26T12:02:11.000Z`.
-pub fn iso_utc_now() -> String {
-    let ms = match SystemTime::now().duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
-        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
-    };
-    iso_utc(ms)
-}
-
-/// Milliseconds since the Unix epoch as ISO-8601 UTC with milliseconds and a `Z`.
-pub fn iso_utc(unix_ms: i64) -> String {
-    const DAY_MS: i64 = 86_400_000;
-    let days = unix_ms.div_euclid(DAY_MS);
-    let in_day = unix_ms.rem_euclid(DAY_MS);
-    let (year, month, day) = crate::time::civil_date(days);
-    let (secs, ms) = (in_day / 1000, in_day % 1000);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::iso_utc;
     use serde_json::json;
 
     fn lines(path: &Path) -> Vec<Value> {

@@ -22,8 +22,7 @@ pub use open::{OpenedNote, open_visible};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::fs::{self, File};
-use std::io::Read;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -472,9 +471,9 @@ pub fn note_is_private(path: &Path) -> bool {
 pub(crate) fn head_frontmatter(
     path: &Path,
 ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ()> {
-    let head = read_head(path, HEAD_CHARS).ok_or(())?;
+    let head = crate::markdown::read_head(path, HEAD_CHARS).ok_or(())?;
     let head = match frontmatter::privacy(&head) {
-        Privacy::Unclosed => read_head(path, LONG_HEAD_CHARS).ok_or(())?,
+        Privacy::Unclosed => crate::markdown::read_head(path, LONG_HEAD_CHARS).ok_or(())?,
         _ => head,
     };
     frontmatter::parse_text(&head).map_err(|_| ())
@@ -545,7 +544,8 @@ pub fn discover_memory_root(vault_root: &Path, configured: &str) -> MemoryRootIn
         let Some((top, _)) = rel.split_once('/') else {
             return false;
         };
-        if read_head(abs, PROBE_CHARS).is_some_and(|head| is_agent_capture(&head)) {
+        if crate::markdown::read_head(abs, PROBE_CHARS).is_some_and(|head| is_agent_capture(&head))
+        {
             match counts.iter_mut().find(|(r, _)| r == top) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((top.to_string(), 1)),
@@ -808,25 +808,6 @@ fn walk_markdown(
         false
     }
     go(vault, "", 0, max_depth, visit)
-}
-
-/// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
-pub(crate) fn read_head(path: &Path, chars: usize) -> Option<String> {
-    let meta = fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    File::open(path)
-        .ok()?
-        .take((chars * 4) as u64)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    Some(match text.char_indices().nth(chars) {
-        Some((cut, _)) => text[..cut].to_string(),
-        None => text.into_owned(),
-    })
 }
 
 /// Whether a head's leading frontmatter (within the head) has a `source: mcp-capture` line.

@@ -34,12 +34,11 @@ mod error;
 mod eval;
 mod exposure;
 mod frontmatter;
-pub mod hooks;
 mod identity;
 mod init;
 mod lexical;
 mod manifest;
-mod mcp;
+pub mod markdown;
 mod memory;
 mod note;
 mod query;
@@ -48,7 +47,7 @@ mod rerank;
 mod resolve;
 pub mod scoped;
 mod state;
-mod time;
+pub mod time;
 mod vault;
 mod vector;
 mod walk;
@@ -59,15 +58,13 @@ pub use chunk::{Chunk, ChunkOptions, chunk_note};
 pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, Precision, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};
 pub use eval::{EvalFiles, EvalFusion, EvalMode, EvalReport, EvalScores, evaluate};
-pub use exposure::{Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile};
+pub use exposure::{
+    Denied, Exposure, MemoryRootInfo, RootsSource, VisibleFile, discover_memory_root,
+};
 pub use identity::{Caller, CallerSource};
 pub use init::{InitReport, TEMPLATE_FILES, init_vault};
 pub use lexical::{Hit, SearchOptions};
 pub use manifest::Manifest;
-pub use mcp::{
-    BUSY, IDENTITY_TIMEOUT, IDENTITY_UNKNOWN, INSTRUCTIONS, MAX_MESSAGE_BYTES, MAX_QUERY_CHARS,
-    McpOptions, McpServer, PROTOCOL_VERSIONS, Ticket,
-};
 pub use memory::promoted::{AnchorKind, Promotion};
 pub use memory::store::CacheStats;
 pub use memory::{

@@ -481,7 +481,7 @@ pub(crate) fn render(v: &Validated, now: &Now, related: &[String]) -> String {
     line(
         &mut s,
         "session",
-        &text::json_str(&crate::audit::iso_utc(now.unix_ms)),
+        &text::json_str(&crate::time::iso_utc(now.unix_ms)),
     );
     line(&mut s, "scope", v.scope.as_str());
     line(&mut s, "projects", &json_list(&v.projects));

@@ -421,8 +421,8 @@ impl<'v> Scoped<'v> {
             .visible_files()
             .into_iter()
             .map(|f| {
-                let description = crate::exposure::read_head(&root.join(&f.rel), 1200)
-                    .and_then(|head| description_of(&head))
+                let description = crate::markdown::read_head(&root.join(&f.rel), 8192)
+                    .and_then(|head| crate::markdown::frontmatter_str(&head, "description"))
                     .map(|d| d.chars().take(200).collect())
                     .unwrap_or_else(|| "Vault note".to_string());
                 let name = if f.scope == f.label {
@@ -578,8 +578,8 @@ impl<'v> Scoped<'v> {
                 path: f.rel.clone(),
             })
             .collect();
-        let description = crate::exposure::read_head(&vault.root().join(&target.rel), 64_000)
-            .and_then(|t| description_of(&t));
+        let description = crate::markdown::read_head(&vault.root().join(&target.rel), 64_000)
+            .and_then(|t| crate::markdown::frontmatter_str(&t, "description"));
         Ok(Expansion {
             path: target.rel.clone(),
             label: target.label.clone(),
@@ -738,15 +738,6 @@ fn agent_note(
         note,
         truncated: opened.truncated,
         bytes: opened.size,
-    }
-}
-
-/// The frontmatter `description` of a note's head, when it has a non-empty one.
-fn description_of(head: &str) -> Option<String> {
-    use crate::memory::text::{FmValue, parse_frontmatter};
-    match parse_frontmatter(head).get("description") {
-        Some(FmValue::Scalar(d)) if !d.is_empty() => Some(d.clone()),
-        _ => None,
     }
 }
 

@@ -69,7 +69,7 @@ pub(crate) fn local_or_utc(secs: i64) -> LocalTime {
 }
 
 /// The proleptic Gregorian (year, month 1-12, day 1-31) of a count of days since 1970-01-01.
-pub(crate) fn civil_date(days_since_epoch: i64) -> (i64, u32, u32) {
+pub fn civil_date(days_since_epoch: i64) -> (i64, u32, u32) {
     // Count from 2000-03-01: a 400-year cycle then starts right after a leap day, so every
     // cycle, century and four-year block ends with its longest year.
     const DAYS_1970_TO_2000_03_01: i64 = 11_017;
@@ -105,7 +105,7 @@ pub(crate) fn civil_date(days_since_epoch: i64) -> (i64, u32, u32) {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
-pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -159,6 +159,30 @@ fn utc(secs: i64) -> LocalTime {
         // 1970-01-01 was a Thursday.
         weekday: (days + 4).rem_euclid(7) as u32,
     }
+}
+
+/// The current time as ISO-8601 UTC with milliseconds, e.g. `2026-07-26T12:02:11.000Z`.
+pub fn iso_utc_now() -> String {
+    let ms = match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    };
+    iso_utc(ms)
+}
+
+/// Milliseconds since the Unix epoch as ISO-8601 UTC with milliseconds and a `Z`.
+pub fn iso_utc(unix_ms: i64) -> String {
+    const DAY_MS: i64 = 86_400_000;
+    let days = unix_ms.div_euclid(DAY_MS);
+    let in_day = unix_ms.rem_euclid(DAY_MS);
+    let (year, month, day) = civil_date(days);
+    let (secs, ms) = (in_day / 1000, in_day % 1000);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
 }
 
 #[cfg(test)]

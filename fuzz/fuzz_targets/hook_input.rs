@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use mindex::hooks::{HookContext, HookEvent, run_hook};
+use mindex_agent::hooks::{HookContext, HookEvent, run_hook};
 
 fn root() -> &'static std::path::Path {
     static R: OnceLock<(tempfile::TempDir, std::path::PathBuf)> = OnceLock::new();

@@ -6,7 +6,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mindex::{McpOptions, McpServer, NoProgress, Vault, VaultOptions};
+use mindex::{NoProgress, Vault, VaultOptions};
+use mindex_agent::{McpOptions, McpServer};
 
 fn server() -> &'static Arc<McpServer> {
     static S: OnceLock<(tempfile::TempDir, Arc<McpServer>)> = OnceLock::new();

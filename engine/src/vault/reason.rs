@@ -358,7 +358,7 @@ impl Vault {
         answer: &str,
         r: &Reasoning,
     ) -> Option<String> {
-        let stamp = crate::audit::iso_utc_now().replace([':', '.'], "-");
+        let stamp = crate::time::iso_utc_now().replace([':', '.'], "-");
         let rel = format!("thinking/reasoning/{stamp}.md");
         let path = self.root.join(&rel);
         fs::create_dir_all(path.parent()?).ok()?;

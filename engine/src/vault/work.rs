@@ -198,7 +198,7 @@ pub(super) fn record_work(
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    let iso = crate::audit::iso_utc(now_ms);
+    let iso = crate::time::iso_utc(now_ms);
     let date = &iso[..10];
     let stem = match input.kind {
         WorkKind::Decision => slug.clone(),

@@ -127,7 +127,7 @@ impl SessionState {
         for (id, e) in &self.sessions {
             map.insert(
                 id.clone(),
-                json!({"seen": e.seen, "updated": crate::audit::iso_utc(e.updated_ms)}),
+                json!({"seen": e.seen, "updated": mindex::time::iso_utc(e.updated_ms)}),
             );
         }
         Value::Object(map).to_string()
@@ -186,7 +186,7 @@ pub(crate) fn parse_iso(s: &str) -> Option<i64> {
             padded[..3].parse::<i64>().ok()?
         }
     };
-    let days = crate::time::days_from_civil(y, mo, d);
+    let days = mindex::time::days_from_civil(y, mo, d);
     Some(((days * 86_400 + h * 3600 + mi * 60 + sec) * 1000) + ms)
 }
 
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn iso_round_trips() {
         for ms in [0, 1_796_293_230_123, 951_782_400_000 /* 2000-02-29 */] {
-            assert_eq!(parse_iso(&crate::audit::iso_utc(ms)), Some(ms));
+            assert_eq!(parse_iso(&mindex::time::iso_utc(ms)), Some(ms));
         }
         assert_eq!(parse_iso("2026-12-03T10:20:30Z"), Some(1_796_293_230_000));
         for bad in [

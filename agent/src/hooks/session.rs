@@ -13,9 +13,8 @@ use super::hygiene::{Tree, hygiene_with, is_infra, name_of, parent_of, root_infr
 use super::{
     HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
 };
-use crate::exposure::{note_is_private, read_head};
-use crate::manifest::Manifest;
-use crate::memory::text::{FmValue, parse_frontmatter};
+use mindex::Manifest;
+use mindex::markdown::{body, frontmatter_str, note_is_private, read_head};
 
 /// Claude Code shows a hook's context inline only up to this many characters; past it the
 /// session gets a file path and a short preview. Every session-start answer stays under it.
@@ -330,8 +329,7 @@ fn north_star(root: &Path) -> String {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return "(not found)".into();
     };
-    let body = crate::memory::text::frontmatter_block(&text)
-        .map_or(text.as_str(), |(_, after)| &text[after..]);
+    let body = body(&text);
     let lines: Vec<&str> = body.lines().collect();
     let start = lines
         .iter()
@@ -366,12 +364,9 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
             continue;
         }
         let text = read_head(&root.join(&f.rel), 64 * 1024).unwrap_or_default();
-        let description = match parse_frontmatter(&text).remove("description") {
-            Some(FmValue::Scalar(d)) if !d.trim().is_empty() => d.trim().to_string(),
-            _ => "(no description)".into(),
-        };
-        let body = crate::memory::text::frontmatter_block(&text)
-            .map_or(text.as_str(), |(_, after)| &text[after..]);
+        let description =
+            frontmatter_str(&text, "description").unwrap_or_else(|| "(no description)".into());
+        let body = body(&text);
         // Empty: nothing but headings (the contract counts bullets only; prose counts here too).
         let has_text = body.lines().any(|l| {
             let t = l.trim();

@@ -18,7 +18,7 @@
 //!   roots: when that refresh is not answered in time they are refused with [`IDENTITY_UNKNOWN`],
 //!   never run under the previous identity.
 //! - Everything agents read goes through the exposure policy, notes are read once from one open
-//!   file ([`crate::exposure::open_visible`]), and every tool, read and listing is written to the
+//!   file ([`mindex::Scoped`]), and every tool, read and listing is written to the
 //!   audit log under the real caller.
 //! - Malformed JSON (-32700), non-object or oversized messages (-32600), unknown methods
 //!   (-32601) and bad arguments (-32602) get JSON-RPC errors; messages are stripped of absolute
@@ -32,14 +32,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::embed::{BertEmbedder, Embedder};
-use crate::error::Error;
-use crate::identity::Caller;
-use crate::lexical::Hit;
-use crate::memory::{DEFAULT_RECALL_LIMIT, MemoryInput};
-use crate::query::{SubQuery, SubQueryKind};
-use crate::scoped::{MAX_MULTI_GET_NOTES, clip, not_visible, scrub_paths};
-use crate::vault::{MultiGetItem, RecallOptions, Vault, WorkInput};
+use mindex::Caller;
+use mindex::Error;
+use mindex::Hit;
+use mindex::scoped::{MAX_MULTI_GET_NOTES, clip, not_visible, scrub_paths};
+use mindex::{BertEmbedder, Embedder};
+use mindex::{DEFAULT_RECALL_LIMIT, MemoryInput};
+use mindex::{MultiGetItem, RecallOptions, Vault, WorkInput};
+use mindex::{SubQuery, SubQueryKind};
 
 pub use pool::Ticket;
 use pool::{Lane, Refused};
@@ -104,7 +104,7 @@ pub struct McpOptions {
     /// Use the default embedding model for `search`/`query`/`recall` when vectors exist.
     pub use_vectors: bool,
     /// How the `reason` tool runs its agent session.
-    pub reason: crate::vault::ReasonOptions,
+    pub reason: mindex::ReasonOptions,
 }
 
 impl Default for McpOptions {
@@ -112,7 +112,7 @@ impl Default for McpOptions {
         McpOptions {
             identity_timeout: IDENTITY_TIMEOUT,
             use_vectors: true,
-            reason: crate::vault::ReasonOptions::default(),
+            reason: mindex::ReasonOptions::default(),
         }
     }
 }
@@ -612,7 +612,7 @@ impl McpServer {
         }
         self.model
             .get_or_init(|| {
-                BertEmbedder::load(&crate::embed::model_dir(None))
+                BertEmbedder::load(&mindex::model_dir(None))
                     .ok()
                     .map(Arc::new)
             })
@@ -629,7 +629,7 @@ impl McpServer {
                 Ok(json!({
                     "protocolVersion": version,
                     "capabilities": {"tools": {}, "resources": {"listChanged": true}, "prompts": {}},
-                    "serverInfo": {"name": "mindex", "version": crate::VERSION},
+                    "serverInfo": {"name": "mindex", "version": mindex::VERSION},
                     "instructions": INSTRUCTIONS,
                 }))
             }
@@ -966,7 +966,7 @@ fn typed_subqueries(args: &Value) -> Result<Vec<SubQuery>, RpcError> {
 
 /// What each retriever scored a hit: `bm25 6.3`, `cosine 0.32` (not ranks: those count notes
 /// the caller may not see).
-fn stage_scores(h: &crate::QueryHit) -> String {
+fn stage_scores(h: &mindex::QueryHit) -> String {
     let Some(e) = &h.explain else {
         return String::new();
     };
@@ -993,7 +993,7 @@ fn stage_scores(h: &crate::QueryHit) -> String {
 }
 
 fn render_hits(
-    hits: &[crate::QueryHit],
+    hits: &[mindex::QueryHit],
     withheld: usize,
     limit: usize,
     notices: &[String],
@@ -1124,29 +1124,29 @@ pub fn tools() -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resolve::note_uri;
-    use crate::scoped::{MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
+    use mindex::note_uri;
+    use mindex::scoped::{MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
     use std::sync::mpsc;
 
     fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
-        server_with(timeout_ms, crate::VaultOptions::default(), |_| {})
+        server_with(timeout_ms, mindex::VaultOptions::default(), |_| {})
     }
 
     /// A server over a fresh sample vault; `prep` edits the vault before the first update.
     fn server_with(
         timeout_ms: u64,
-        vault_opts: crate::VaultOptions,
+        vault_opts: mindex::VaultOptions,
         prep: impl FnOnce(&std::path::Path),
     ) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        crate::init_vault(&root, false).unwrap();
+        mindex::init_vault(&root, false).unwrap();
         for name in ["atlas", "beacon"] {
             std::fs::create_dir_all(d.path().join(name)).unwrap();
         }
         prep(&root);
         let vault = Vault::open(&root, vault_opts).unwrap();
-        vault.update(&crate::NoProgress).unwrap();
+        vault.update(&mindex::NoProgress).unwrap();
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);
         let s = McpServer::new(
@@ -1546,9 +1546,9 @@ mod tests {
             std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let root = d.path().join("vault");
-        crate::init_vault(&root, false).unwrap();
-        let vault = Vault::open(&root, crate::VaultOptions::default()).unwrap();
-        vault.update(&crate::NoProgress).unwrap();
+        mindex::init_vault(&root, false).unwrap();
+        let vault = Vault::open(&root, mindex::VaultOptions::default()).unwrap();
+        vault.update(&mindex::NoProgress).unwrap();
         let (tx, rx) = mpsc::channel::<Value>();
         let tx = Mutex::new(tx);
         let s = McpServer::new(
@@ -1556,7 +1556,7 @@ mod tests {
             McpOptions {
                 identity_timeout: Duration::from_millis(50),
                 use_vectors: false,
-                reason: crate::vault::ReasonOptions {
+                reason: mindex::ReasonOptions {
                     command: Some(agent),
                     timeout: Some(Duration::from_secs(20)),
                     ..Default::default()
@@ -1770,7 +1770,7 @@ mod tests {
             "# Big\n\n{}\n",
             "lorem ipsum dolor\n".repeat(3 * 1024 * 1024 / 18)
         );
-        let (_d, s, rx) = server_with(50, crate::VaultOptions::default(), |root| {
+        let (_d, s, rx) = server_with(50, mindex::VaultOptions::default(), |root| {
             std::fs::write(root.join("brain/Big.md"), &big).unwrap();
             for i in 0..3 {
                 std::fs::write(root.join(format!("brain/Half{i}.md")), &big[..1_500_000]).unwrap();
@@ -1808,7 +1808,7 @@ mod tests {
 
     #[test]
     fn name_lookup_sees_only_visible_notes_and_hidden_equals_missing() {
-        let (_d, s, rx) = server_with(50, crate::VaultOptions::default(), |root| {
+        let (_d, s, rx) = server_with(50, mindex::VaultOptions::default(), |root| {
             std::fs::write(root.join("brain/Dup.md"), "# Dup\n\nvisible copy\n").unwrap();
             std::fs::write(root.join("thinking/Dup.md"), "# Dup\n\nHIDDENCOPY\n").unwrap();
             std::fs::write(
@@ -1927,7 +1927,7 @@ mod tests {
         std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
         std::fs::write(&outside, "# x\n").unwrap();
         let outside2 = outside.clone();
-        let (d, s, rx) = server_with(3000, crate::VaultOptions::default(), move |root| {
+        let (d, s, rx) = server_with(3000, mindex::VaultOptions::default(), move |root| {
             std::fs::write(
                 root.join("brain/Private Salary Review.md"),
                 "---\nprivate: true\n---\n# P\n",
@@ -2029,9 +2029,9 @@ mod tests {
 
     #[test]
     fn expand_never_parses_notes_over_the_size_limit_and_is_audited_with_the_caller() {
-        let opts = crate::VaultOptions {
+        let opts = mindex::VaultOptions {
             max_note_bytes: 4_000,
-            ..crate::VaultOptions::default()
+            ..mindex::VaultOptions::default()
         };
         let (d, s, rx) = server_with(3000, opts, |root| {
             let links = "[[Gotchas]] ".repeat(1_000);
@@ -2129,7 +2129,7 @@ mod tests {
 
     #[test]
     fn health_names_only_memories_the_caller_may_recall() {
-        let (d, s, rx) = server_with(3000, crate::VaultOptions::default(), |root| {
+        let (d, s, rx) = server_with(3000, mindex::VaultOptions::default(), |root| {
             std::fs::create_dir_all(root.join("memories/2026/01")).unwrap();
             std::fs::write(
                 root.join("memories/2026/01/zephyr-acquisition-lesson.md"),

@@ -13,10 +13,9 @@ use serde::Serialize;
 use rayon::prelude::*;
 
 use super::{is_md, strip_controls, strip_md};
-use crate::exposure::{Exposure, discover_memory_root, note_is_private, read_head};
-use crate::manifest::Manifest;
-use crate::memory::promoted::parse_marker;
-use crate::memory::text::{FmValue, parse_frontmatter};
+use mindex::Manifest;
+use mindex::markdown::{frontmatter_str, note_is_private, promotion_marker, read_head};
+use mindex::{Exposure, discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
 pub(crate) const MACHINERY_DIRS: &[&str] = &[
@@ -254,11 +253,8 @@ pub(crate) fn hygiene_with(
         .files_under("work/active")
         .filter(|f| is_md(&f.rel))
         .filter(|f| {
-            read_head(&root.join(&f.rel), 8192)
-                .and_then(|text| match parse_frontmatter(&text).remove("status") {
-                    Some(FmValue::Scalar(s)) => Some(s),
-                    _ => None,
-                })
+            read_head(&root.join(&f.rel), 64 * 1024)
+                .and_then(|text| frontmatter_str(&text, "status"))
                 .is_some_and(|s| {
                     matches!(
                         s.trim().to_ascii_lowercase().as_str(),
@@ -356,16 +352,12 @@ pub(crate) fn hygiene_with(
         if !is_md(&f.rel) || name_of(&f.rel).eq_ignore_ascii_case("readme.md") {
             continue;
         }
-        let marker =
-            read_head(&root.join(&f.rel), 2000).and_then(|head| {
-                match parse_frontmatter(&head).remove("promoted") {
-                    Some(FmValue::Scalar(s)) => parse_marker(&s),
-                    _ => None,
-                }
-            });
+        let marker = read_head(&root.join(&f.rel), 64 * 1024)
+            .and_then(|head| frontmatter_str(&head, "promoted"))
+            .and_then(|value| promotion_marker(&value));
         match marker {
             None => memory_inbox += 1,
-            Some(m) if m.anchor.is_none() => memory_named_only += 1,
+            Some((_, false)) => memory_named_only += 1,
             Some(_) => {}
         }
     }

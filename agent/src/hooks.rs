@@ -32,11 +32,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::manifest::Manifest;
-use crate::vault::INDEX_DIR_NAME;
+use mindex::INDEX_DIR_NAME;
+use mindex::Manifest;
 
-pub use crate::audit::iso_utc_now as iso_now;
-pub use crate::time::LocalTime;
 pub use classify::{SIGNALS, Signal, classify};
 pub use compact::{
     KEEP_BACKUPS, SESSION_LOGS, accept_transcript, list_backups, prune as prune_backups,
@@ -44,6 +42,8 @@ pub use compact::{
 };
 pub use hygiene::{Cluster, OpenLoop};
 pub use hygiene::{HygieneReport, hygiene_scan};
+pub use mindex::time::LocalTime;
+pub use mindex::time::iso_utc_now as iso_now;
 pub use session::{HOOK_CAP_CHARS, InjectionMode, SESSION_BUDGET_CAP};
 pub use stop::CHECKLIST;
 pub use validate::{MONOLITH_BYTES, PolicyResult};

@@ -1,0 +1,99 @@
+//! Markdown as the engine reads it, for code outside the engine (the agent surfaces, tools):
+//! a note's frontmatter fields, its body, its privacy, a bounded head of a file.
+//!
+//! Everything here goes through the engine's one frontmatter reader (the note parser's), so a
+//! field, a body or a privacy verdict read by a hook is the one the index and the exposure
+//! policy read.
+
+use std::fs::{self, File};
+use std::io::Read;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::frontmatter;
+
+/// The parsed leading frontmatter of `text`: `None` without a block, or for a block that never
+/// closes or is not a YAML mapping.
+pub fn frontmatter(text: &str) -> Option<Map<String, Value>> {
+    frontmatter::parse_text(text).ok().flatten()
+}
+
+/// A frontmatter field of `text` as a trimmed, non-empty string (a string, number or boolean;
+/// the key matched case-insensitively). `None` when absent, empty, a list or a map.
+pub fn frontmatter_str(text: &str, key: &str) -> Option<String> {
+    let map = frontmatter(text)?;
+    let s = match frontmatter::get_ci(&map, key)? {
+        Value::String(s) => s.trim().to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => return None,
+    };
+    (!s.is_empty()).then_some(s)
+}
+
+/// The text after the leading frontmatter block (all of `text` without one).
+pub fn body(text: &str) -> &str {
+    match frontmatter::block(text) {
+        Some(b) if b.closed => &text[b.body_offset..],
+        _ => text,
+    }
+}
+
+/// Whether the note at `path` is private (its frontmatter says so), as every surface judges it.
+pub fn note_is_private(path: &Path) -> bool {
+    crate::exposure::note_is_private(path)
+}
+
+/// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
+/// Never reads more than `4 × chars` bytes.
+pub fn read_head(path: &Path, chars: usize) -> Option<String> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    File::open(path)
+        .ok()?
+        .take((chars * 4) as u64)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    Some(match text.char_indices().nth(chars) {
+        Some((cut, _)) => text[..cut].to_string(),
+        None => text.into_owned(),
+    })
+}
+
+/// The note a memory's `promoted:` value names and whether it names a block or heading in it
+/// (`<note>#^id`, `<note>#Heading`) or only the note: `(note, anchored)`. `None` for a value
+/// that is not a marker.
+pub fn promotion_marker(value: &str) -> Option<(String, bool)> {
+    crate::memory::promoted::parse_marker(value).map(|m| (m.note, m.anchor.is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_body_and_markers() {
+        let text = "---\nstatus: active\nrank: 3\ntags: [a, b]\nempty: ''\n---\n# Title\n\nbody\n";
+        assert_eq!(frontmatter_str(text, "Status").as_deref(), Some("active"));
+        assert_eq!(frontmatter_str(text, "rank").as_deref(), Some("3"));
+        assert_eq!(frontmatter_str(text, "tags"), None);
+        assert_eq!(frontmatter_str(text, "empty"), None);
+        assert_eq!(body(text), "# Title\n\nbody\n");
+        assert_eq!(body("no block\n"), "no block\n");
+        assert_eq!(frontmatter_str("---\nstatus: x\n", "status"), None);
+        assert_eq!(
+            promotion_marker("brain/Patterns#^abc"),
+            Some(("brain/Patterns.md".to_string(), true))
+        );
+        assert_eq!(
+            promotion_marker("brain/Patterns.md"),
+            Some(("brain/Patterns.md".to_string(), false))
+        );
+        assert_eq!(promotion_marker("  "), None);
+    }
+}
