@@ -444,13 +444,14 @@ fn bar(cli: &Cli) -> Bar {
     }
 }
 
-/// The caller's identity: `--caller`, else the current repository.
+/// The caller's identity: `--caller`, else the current repository (the engine's scoped view
+/// identifies it: its platforms).
 fn caller(cli: &Cli, vault: &Vault) -> anyhow::Result<mindex::Caller> {
     let c = match &cli.caller {
         Some(name) => mindex::Caller::named(name)?,
         None => mindex::Caller::from_cwd(&std::env::current_dir()?, vault.root()),
     };
-    Ok(vault.identify(c))
+    Ok(c)
 }
 
 /// Reads `-` as stdin.
@@ -732,7 +733,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 dry_run: *dry_run,
                 shape_errors: Vec::new(),
             };
-            let r = vault.remember(&who, &input)?;
+            let r = vault.scoped(&who).remember(&input)?;
             out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
@@ -753,8 +754,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             } else {
                 None
             };
-            let r = vault.recall(
-                &who,
+            let r = vault.scoped(&who).recall(
                 &mindex::RecallOptions {
                     query: query.clone(),
                     limit: *limit,
@@ -796,7 +796,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 },
                 dry_run: *dry_run,
             };
-            let r = vault.record_work(&who, &input)?;
+            let r = vault.scoped(&who).record_work(&input)?;
             out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
@@ -894,8 +894,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             } else {
                 load_model(None).ok()
             };
-            let r = vault.reason(
-                &who,
+            let r = vault.scoped(&who).reason(
                 question,
                 model.as_ref().map(|m| m as &dyn mindex::Embedder),
                 &reason_options(*timeout_s),

@@ -38,6 +38,10 @@ pub struct Caller {
     pub dir: Option<PathBuf>,
     /// Whether the caller is the vault itself (writing memories from there is refused).
     pub is_vault: bool,
+    /// Whether `platforms` were read from the vault ([`crate::Vault::identify`]); the scoped
+    /// view identifies a caller only once.
+    #[serde(skip)]
+    pub(crate) identified: bool,
 }
 
 impl Caller {
@@ -49,6 +53,7 @@ impl Caller {
             source: CallerSource::None,
             dir: None,
             is_vault: false,
+            identified: false,
         }
     }
 
@@ -68,6 +73,12 @@ impl Caller {
         })
     }
 
+    /// [`Caller::named`] when a name is given, else [`Caller::anonymous`]: how the bindings
+    /// turn an optional project argument into a caller.
+    pub fn named_or_anonymous(project: Option<&str>) -> crate::Result<Caller> {
+        project.map_or_else(|| Ok(Caller::anonymous()), Caller::named)
+    }
+
     /// The identity of a caller running in `dir`: the declared name in the folder's
     /// `.mindex-project` (or `.om-project`), else the folder's name, lowercased.
     pub fn from_dir(dir: &Path, vault_root: &Path) -> Caller {
@@ -78,6 +89,7 @@ impl Caller {
             source,
             dir: Some(dir.to_path_buf()),
             is_vault: same_path(dir, vault_root),
+            identified: false,
         }
     }
 

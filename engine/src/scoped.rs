@@ -192,11 +192,17 @@ pub struct Scoped<'v> {
 
 impl Vault {
     /// The view of this vault `caller` is served: the caller is identified here (its platforms
-    /// read from its project's note), so no surface can forget to.
+    /// read from its project's note) unless [`Vault::identify`] already did, so no surface can
+    /// forget to, and a server holding an identified caller does not walk the vault per call.
     pub fn scoped(&self, caller: &Caller) -> Scoped<'_> {
+        let caller = if caller.identified {
+            caller.clone()
+        } else {
+            self.identify(caller.clone())
+        };
         Scoped {
             vault: self,
-            caller: self.identify(caller.clone()),
+            caller,
             ctx: self.agent(),
         }
     }
@@ -870,5 +876,23 @@ mod tests {
             audit.contains("\"resource_denied\"") && audit.contains("\"withheld\""),
             "{audit}"
         );
+    }
+
+    #[test]
+    fn the_view_identifies_the_caller_so_no_surface_can_forget() {
+        let (_d, v) = vault();
+        fs::write(
+            v.root().join("work/active/atlas.md"),
+            "---\nplatforms: [ios, web]\n---\n# Atlas\n",
+        )
+        .unwrap();
+        let named = Caller::named("atlas").unwrap();
+        assert!(named.platforms.is_empty());
+        let view = v.scoped(&named);
+        assert_eq!(view.caller().platforms, ["ios", "web"]);
+        // An identified caller is taken as it is (a server identifies once per session).
+        let again = v.scoped(view.caller());
+        assert_eq!(again.caller(), view.caller());
+        assert_eq!(v.health(&named).unwrap().caller.platforms, ["ios", "web"]);
     }
 }

@@ -698,22 +698,18 @@ pub unsafe extern "C" fn mindex_vault_get(
     })
 }
 
-/// The caller a memory call runs as: `caller` (a project name) or anonymous when NULL, with
-/// its platforms filled in from its note in the vault.
+/// The caller a memory call runs as: `caller` (a project name) or anonymous when NULL. The
+/// engine's scoped view identifies it (its platforms).
 ///
 /// # Safety
 /// As `opt_str`.
 unsafe fn caller_of(
-    v: &mindex_vault,
     caller: *const u8,
     caller_len: usize,
 ) -> Result<mindex::Caller, Box<mindex_error>> {
     // SAFETY: forwarded from the caller.
-    let c = match unsafe { opt_str(caller, caller_len, "caller") }? {
-        Some(name) => mindex::Caller::named(name)?,
-        None => mindex::Caller::anonymous(),
-    };
-    Ok(v.inner.identify(c))
+    let name = unsafe { opt_str(caller, caller_len, "caller") }?;
+    Ok(mindex::Caller::named_or_anonymous(name)?)
 }
 
 /// Records a memory as `caller` (a project name; NULL for anonymous). `input_json` is an
@@ -737,10 +733,10 @@ pub unsafe extern "C" fn mindex_vault_remember(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
-        let who = unsafe { caller_of(v, caller, caller_len) }?;
+        let who = unsafe { caller_of(caller, caller_len) }?;
         let value = unsafe { json_arg(input_json, input_json_len, "input_json") }?;
         let input = mindex::MemoryInput::from_json(&value);
-        *slot = json_string(&v.inner.remember(&who, &input)?)?;
+        *slot = json_string(&v.inner.scoped(&who).remember(&input)?)?;
         Ok(())
     })
 }
@@ -767,7 +763,7 @@ pub unsafe extern "C" fn mindex_vault_recall(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
-        let who = unsafe { caller_of(v, caller, caller_len) }?;
+        let who = unsafe { caller_of(caller, caller_len) }?;
         let q = unsafe { opt_str(query, query_len, "query") }?;
         // SAFETY: NULL or a live model.
         let e = unsafe { embedder.as_ref() }.map(|e| &e.inner as &dyn Embedder);
@@ -776,7 +772,7 @@ pub unsafe extern "C" fn mindex_vault_recall(
             limit,
             explain,
         };
-        *slot = json_string(&v.inner.recall(&who, &opts, e)?)?;
+        *slot = json_string(&v.inner.scoped(&who).recall(&opts, e)?)?;
         Ok(())
     })
 }
@@ -823,10 +819,10 @@ pub unsafe extern "C" fn mindex_vault_record_work(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
-        let who = unsafe { caller_of(v, caller, caller_len) }?;
+        let who = unsafe { caller_of(caller, caller_len) }?;
         let value = unsafe { json_arg(input_json, input_json_len, "input_json") }?;
         let input = mindex::WorkInput::from_json(&value);
-        *slot = json_string(&v.inner.record_work(&who, &input)?)?;
+        *slot = json_string(&v.inner.scoped(&who).record_work(&input)?)?;
         Ok(())
     })
 }
@@ -846,7 +842,7 @@ pub unsafe extern "C" fn mindex_vault_health(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
-        let who = unsafe { caller_of(v, caller, caller_len) }?;
+        let who = unsafe { caller_of(caller, caller_len) }?;
         *slot = json_string(&v.inner.health(&who)?)?;
         Ok(())
     })

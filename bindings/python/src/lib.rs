@@ -241,11 +241,7 @@ impl PyVault {
     }
 
     fn caller(&self, project: Option<&str>) -> mindex::Result<mindex::Caller> {
-        let c = match project {
-            Some(p) => mindex::Caller::named(p)?,
-            None => mindex::Caller::anonymous(),
-        };
-        Ok(self.inner.identify(c))
+        mindex::Caller::named_or_anonymous(project)
     }
 }
 
@@ -484,7 +480,7 @@ impl PyVault {
         let r = py
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
-                self.inner.remember(&who, &input)
+                self.inner.scoped(&who).remember(&input)
             })
             .or_raise(py)?;
         to_obj(py, &r)
@@ -515,11 +511,9 @@ impl PyVault {
                     limit,
                     explain,
                 };
-                self.inner.recall(
-                    &who,
-                    &opts,
-                    model.as_deref().map(|m| m as &dyn mindex::Embedder),
-                )
+                self.inner
+                    .scoped(&who)
+                    .recall(&opts, model.as_deref().map(|m| m as &dyn mindex::Embedder))
             })
             .or_raise(py)?;
         Ok(r.memories
@@ -585,7 +579,7 @@ impl PyVault {
         let r = py
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
-                self.inner.record_work(&who, &input)
+                self.inner.scoped(&who).record_work(&input)
             })
             .or_raise(py)?;
         to_obj(py, &r)

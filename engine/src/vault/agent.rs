@@ -417,6 +417,7 @@ impl Vault {
             caller.platforms =
                 crate::exposure::caller_platforms(&self.root, &ctx.memory_root.root, p);
         }
+        caller.identified = true;
         caller
     }
 
@@ -860,8 +861,9 @@ impl Vault {
 
     /// What an agent session sees of this vault: caller, memory root, store, exposed roots,
     /// index, with warnings for anything that degrades retrieval.
+    /// The caller is identified here (its platforms read from its project's note).
     pub fn health(&self, caller: &Caller) -> Result<Health> {
-        self.health_inner(caller, false)
+        self.health_inner(self.scoped(caller).caller(), false)
     }
 
     /// [`Vault::health`] as served to an agent: warnings and notes name only memories the
