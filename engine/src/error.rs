@@ -46,6 +46,33 @@ pub enum ErrorCode {
     VectorsMissing = 32,
 }
 
+impl ErrorCode {
+    /// Every code, in numeric order: what the C and Python layers check their own tables
+    /// against (a test here fails when a code is added without being listed).
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::Ok,
+        ErrorCode::Panic,
+        ErrorCode::NullArg,
+        ErrorCode::InvalidUtf8,
+        ErrorCode::InvalidArgument,
+        ErrorCode::VaultNotFound,
+        ErrorCode::NoteNotFound,
+        ErrorCode::IndexMissing,
+        ErrorCode::Corrupt,
+        ErrorCode::Busy,
+        ErrorCode::Io,
+        ErrorCode::Lexical,
+        ErrorCode::ModelMissing,
+        ErrorCode::Model,
+        ErrorCode::VectorsMissing,
+    ];
+
+    /// The code with this number, if there is one.
+    pub fn from_u32(n: u32) -> Option<ErrorCode> {
+        ErrorCode::ALL.iter().copied().find(|c| *c as u32 == n)
+    }
+}
+
 /// Everything that can go wrong in the engine.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -209,6 +236,39 @@ mod tests {
         assert_eq!(ErrorCode::ModelMissing as u32, 30);
         assert_eq!(ErrorCode::Model as u32, 31);
         assert_eq!(ErrorCode::VectorsMissing as u32, 32);
+    }
+
+    #[test]
+    fn all_lists_every_code_once_in_order() {
+        // No wildcard: a new code does not compile here until it has a place in `ALL`.
+        let place = |c: ErrorCode| match c {
+            ErrorCode::Ok => 0,
+            ErrorCode::Panic => 1,
+            ErrorCode::NullArg => 2,
+            ErrorCode::InvalidUtf8 => 3,
+            ErrorCode::InvalidArgument => 4,
+            ErrorCode::VaultNotFound => 5,
+            ErrorCode::NoteNotFound => 6,
+            ErrorCode::IndexMissing => 7,
+            ErrorCode::Corrupt => 8,
+            ErrorCode::Busy => 9,
+            ErrorCode::Io => 10,
+            ErrorCode::Lexical => 11,
+            ErrorCode::ModelMissing => 12,
+            ErrorCode::Model => 13,
+            ErrorCode::VectorsMissing => 14,
+        };
+        for (i, c) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(place(*c), i, "{c:?}");
+            assert_eq!(ErrorCode::from_u32(*c as u32), Some(*c));
+        }
+        assert_eq!(ErrorCode::ALL.len(), 15);
+        assert!(
+            ErrorCode::ALL
+                .windows(2)
+                .all(|w| (w[0] as u32) < (w[1] as u32))
+        );
+        assert_eq!(ErrorCode::from_u32(5), None);
     }
 
     #[test]
