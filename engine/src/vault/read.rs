@@ -1,0 +1,332 @@
+//! Reading the vault as its owner: `search` (BM25), `resolve`, `get`, `multi_get`, `status`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::update::read_note_file;
+use super::{Vault, VectorStatus};
+use crate::error::{Error, Result};
+use crate::lexical::{Hit, Lexical, SearchOptions};
+use crate::note::parse_note;
+use crate::report::{Changes, Warning, WarningKind};
+use crate::state::{IndexState, LastUpdate};
+use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
+
+/// The text of a note (or a range of its lines), read from disk.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteText {
+    /// Vault-relative path.
+    pub path: String,
+    /// The note's title.
+    pub title: String,
+    /// Tags from frontmatter and body.
+    pub tags: Vec<String>,
+    /// Frontmatter as JSON.
+    pub frontmatter: serde_json::Map<String, serde_json::Value>,
+    /// The selected lines, joined with `\n`.
+    pub text: String,
+    /// First line returned (1-based).
+    pub line_start: usize,
+    /// Last line returned (1-based, inclusive; `line_start - 1` when nothing was selected).
+    pub line_end: usize,
+    /// Number of lines in the file.
+    pub total_lines: usize,
+    /// Problems found while reading (invalid UTF-8, malformed frontmatter).
+    pub warnings: Vec<Warning>,
+}
+
+/// One entry of [`Vault::multi_get`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum MultiGetItem {
+    /// The note was read.
+    Ok(NoteText),
+    /// The note was skipped.
+    Skipped {
+        /// Vault-relative path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What [`Vault::status`] reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// The vault root.
+    pub vault: PathBuf,
+    /// The index folder.
+    pub index_dir: PathBuf,
+    /// Whether an index exists.
+    pub indexed: bool,
+    /// Notes in the index.
+    pub notes: usize,
+    /// Chunks in the index.
+    pub chunks: usize,
+    /// Bytes on disk used by the index folder.
+    pub index_bytes: u64,
+    /// The last update, if any.
+    pub last_update: Option<LastUpdate>,
+    /// Changes on disk since the last update, judged by size and mtime only (no hashing): a
+    /// touched but unchanged note shows here and is recognised as unchanged by `update`.
+    pub pending: Changes,
+    /// Problems currently known (skipped files, malformed frontmatter).
+    pub warnings: Vec<Warning>,
+    /// The vector store, if `embed` ever ran.
+    pub vectors: Option<VectorStatus>,
+    /// Index files that fail their checksum, or why the index cannot be read at all; empty when
+    /// the index is sound. Anything here means `mindex update --rebuild`.
+    pub damaged: Vec<String>,
+    /// Distinct chunks of the index without a vector for the store's model (`None` without
+    /// vectors or without an index): they rank only lexically until `embed` (or `watch`) runs.
+    pub missing_vectors: Option<usize>,
+}
+
+/// A note as the read tools serve it (all of it, or `max_lines` lines from `from_line`, 1-based),
+/// parsed from `text`; `warning` is a problem found while reading, listed before the parse's.
+pub(crate) fn note_text(
+    rel: String,
+    text: &str,
+    warning: Option<Warning>,
+    from_line: Option<usize>,
+    max_lines: Option<usize>,
+) -> NoteText {
+    let parsed = parse_note(&rel, text);
+    let mut warnings: Vec<Warning> = warning.into_iter().collect();
+    warnings.extend(parsed.warnings.into_iter().map(|message| Warning {
+        path: rel.clone(),
+        kind: WarningKind::Frontmatter,
+        message,
+    }));
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let first = (from_line.unwrap_or(1).max(1) - 1).min(total);
+    let last = first
+        .saturating_add(max_lines.unwrap_or(usize::MAX))
+        .min(total);
+    let note = parsed.note;
+    NoteText {
+        path: rel,
+        title: note.title,
+        tags: note.tags,
+        frontmatter: note.frontmatter,
+        text: lines[first..last].join("\n"),
+        line_start: first + 1,
+        line_end: last,
+        total_lines: total,
+        warnings,
+    }
+}
+
+pub(super) fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if let Ok(entries) = fs::read_dir(&d) {
+            for e in entries.flatten() {
+                match e.metadata() {
+                    Ok(m) if m.is_dir() => stack.push(e.path()),
+                    Ok(m) => total += m.len(),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    total
+}
+
+impl Vault {
+    /// BM25 search; the best chunk per note unless `opts.all_chunks`.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        self.lexical()?.search(query, opts)
+    }
+
+    /// Checks a vault-relative path and returns its absolute path when it names a visible note.
+    pub(super) fn visible_note(&self, rel: &str, filters: &IgnoreFilters) -> Option<PathBuf> {
+        if rel.split('/').any(|s| s.is_empty() || s.starts_with('.')) || filters.is_ignored(rel) {
+            return None;
+        }
+        let abs = self.root.join(rel);
+        let canon = fs::canonicalize(&abs).ok()?;
+        if !canon.starts_with(&self.root) || canon.starts_with(&self.index_dir) || !canon.is_file()
+        {
+            return None;
+        }
+        Some(abs)
+    }
+
+    /// Resolves what a user typed (`work/Note.md`, `work/Note`, `Note`, a loose or URI form) to
+    /// a vault-relative path among the vault's notes ([`crate::resolve`] has the rules).
+    pub fn resolve(&self, spec: &str) -> Result<String> {
+        let mut warnings = Vec::new();
+        let filters = IgnoreFilters::load(&self.root, &mut warnings);
+        crate::resolve::resolve_among(
+            spec,
+            "path",
+            |cand| self.visible_note(cand, &filters).is_some(),
+            || {
+                let (files, _) = walk_vault(&self.root, Some(&self.index_dir))?;
+                Ok(files.into_iter().map(|f| f.rel).collect())
+            },
+        )
+    }
+
+    /// Reads a note from disk: all of it, or `max_lines` lines from `from_line` (1-based).
+    pub fn get(
+        &self,
+        spec: &str,
+        from_line: Option<usize>,
+        max_lines: Option<usize>,
+    ) -> Result<NoteText> {
+        let rel = self.resolve(spec)?;
+        self.read_note(rel, from_line, max_lines)
+    }
+
+    /// [`Vault::get`] for a path [`Vault::resolve`] already returned.
+    pub(super) fn read_note(
+        &self,
+        rel: String,
+        from_line: Option<usize>,
+        max_lines: Option<usize>,
+    ) -> Result<NoteText> {
+        let abs = self.root.join(&rel);
+        let decoded =
+            read_note_file(&rel, &abs, self.options.max_note_bytes).map_err(|w| match w.kind {
+                WarningKind::Unreadable => Error::io(&abs, std::io::Error::other(w.message)),
+                _ => Error::invalid("path", w.to_string()),
+            })?;
+        Ok(note_text(
+            rel,
+            &decoded.text,
+            decoded.warning,
+            from_line,
+            max_lines,
+        ))
+    }
+
+    /// Reads every note matching `patterns`: comma-separated globs (`work/**/*.md`) or note paths.
+    /// Notes over `max_bytes` are listed as skipped.
+    pub fn multi_get(&self, patterns: &str, max_bytes: Option<u64>) -> Result<Vec<MultiGetItem>> {
+        let mut paths: Vec<String> = Vec::new();
+        let mut files: Option<Vec<NoteFile>> = None;
+        for pat in patterns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if pat.contains(['*', '?', '[', '{']) {
+                let glob = globset::GlobBuilder::new(pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| Error::invalid("pattern", format!("{pat:?}: {e}")))?
+                    .compile_matcher();
+                if files.is_none() {
+                    files = Some(walk_vault(&self.root, Some(&self.index_dir))?.0);
+                }
+                for f in files.as_deref().unwrap_or_default() {
+                    if glob.is_match(&f.rel) {
+                        paths.push(f.rel.clone());
+                    }
+                }
+            } else {
+                paths.push(self.resolve(pat)?);
+            }
+        }
+        if paths.is_empty() && patterns.trim().is_empty() {
+            return Err(Error::invalid("pattern", "empty pattern"));
+        }
+        let mut seen = HashSet::new();
+        paths.retain(|p| seen.insert(p.clone()));
+        let limit = max_bytes.unwrap_or(u64::MAX);
+        let mut out = Vec::with_capacity(paths.len());
+        for p in paths {
+            let size = fs::metadata(self.root.join(&p))
+                .map(|m| m.len())
+                .unwrap_or(0);
+            if size > limit {
+                out.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: format!("{size} bytes is over --max-bytes {limit}"),
+                });
+                continue;
+            }
+            // Every path here is already resolved: globs matched walked notes, names went through
+            // `resolve`.
+            match self.read_note(p.clone(), None, None) {
+                Ok(t) => out.push(MultiGetItem::Ok(t)),
+                Err(e) => out.push(MultiGetItem::Skipped {
+                    path: p,
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reports what is indexed, what the last update did, and what changed on disk since.
+    pub fn status(&self) -> Result<Status> {
+        let state = match IndexState::load(&self.state_path()) {
+            Ok(s) => s,
+            Err(Error::Corrupt { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        let indexed = state.is_some() && self.lexical_dir().join("meta.json").exists();
+        let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
+        let mut pending = Changes::default();
+        let mut warnings = walk_warnings;
+        let empty = BTreeMap::new();
+        let (notes, skipped) = state
+            .as_ref()
+            .map_or((&empty, None), |s| (&s.notes, Some(&s.skipped)));
+        let mut on_disk = HashSet::new();
+        for f in &files {
+            on_disk.insert(f.rel.as_str());
+            match notes.get(&f.rel) {
+                Some(ns) if ns.size == f.size && ns.mtime_ns == f.mtime_ns => {}
+                Some(_) => pending.modified.push(f.rel.clone()),
+                None if skipped.is_some_and(|s| s.contains_key(&f.rel)) => {}
+                None => pending.added.push(f.rel.clone()),
+            }
+        }
+        pending.removed = notes
+            .keys()
+            .filter(|p| !on_disk.contains(p.as_str()))
+            .cloned()
+            .collect();
+        if let Some(s) = &state {
+            warnings.extend(s.notes.values().flat_map(|n| n.warnings.iter().cloned()));
+            warnings.extend(s.skipped.values().map(|k| k.warning.clone()));
+        }
+        warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        let damaged = if indexed {
+            match Lexical::open(&self.lexical_dir()).and_then(|l| l.damaged_files()) {
+                Ok(files) => files,
+                Err(e) => vec![e.to_string()],
+            }
+        } else {
+            Vec::new()
+        };
+        let missing_vectors = if indexed && damaged.is_empty() {
+            self.vector_coverage().ok().flatten().map(|c| c.missing)
+        } else {
+            None
+        };
+        Ok(Status {
+            damaged,
+            missing_vectors,
+            vault: self.root.clone(),
+            index_dir: self.index_dir.clone(),
+            indexed,
+            notes: notes.len(),
+            chunks: notes.values().map(|n| n.chunks as usize).sum(),
+            index_bytes: if self.index_dir.exists() {
+                dir_size(&self.index_dir)
+            } else {
+                0
+            },
+            last_update: state.and_then(|s| s.last_update),
+            pending,
+            warnings,
+            vectors: self.vector_status(),
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! Hybrid retrieval: `query` (typed sub-queries fused over note rankings) and `query_reranked`.
+
+use super::Vault;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::lexical::{Hit, SearchOptions};
+use crate::query::{QueryHit, QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
+use crate::rerank::Reranker;
+
+impl Vault {
+    /// Completes fused hits for display: each with the chunk and snippet of the sub-query that
+    /// ranked it best (see [`Lexical::fill`]).
+    pub(super) fn fill_query_hits(
+        &self,
+        hits: &mut [QueryHit],
+        subqueries: &[SubQuery],
+        lists: &[(usize, SubQueryKind, f32, Vec<Hit>)],
+    ) -> Result<()> {
+        let lexical = self.lexical()?;
+        let texts: Vec<&str> = hits
+            .iter()
+            .map(|h| {
+                lists
+                    .iter()
+                    .filter_map(|(sub, _, _, l)| {
+                        l.iter()
+                            .position(|x| x.path == h.hit.path)
+                            .map(|r| (r, *sub))
+                    })
+                    .min()
+                    .map_or("", |(_, sub)| subqueries[sub].text.as_str())
+            })
+            .collect();
+        // One fill per distinct text (a plain hybrid query has one): the query is parsed and
+        // analyzed once, not once per hit.
+        let mut distinct = texts.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for text in distinct {
+            let at: Vec<usize> = (0..hits.len()).filter(|&i| texts[i] == text).collect();
+            let mut group: Vec<Hit> = at.iter().map(|&i| hits[i].hit.clone()).collect();
+            lexical.fill(&mut group, text)?;
+            for (i, h) in at.into_iter().zip(group) {
+                hits[i].hit = h;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hybrid query: runs every sub-query and fuses the rankings (weighted RRF).
+    ///
+    /// Without an embedder, or without vectors for its model, vector sub-queries are skipped with
+    /// a notice and the lexical ranking is returned; it is never silently empty.
+    pub fn query(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+    ) -> Result<QueryResult> {
+        self.query_reranked(embedder, None, subqueries, opts)
+    }
+
+    /// [`Vault::query`], then the cross-encoder `reranker` rescores the first
+    /// `opts.rerank_candidates` fused hits and the order is blended (see [`QueryOptions`]).
+    pub fn query_reranked(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        reranker: Option<&dyn Reranker>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+    ) -> Result<QueryResult> {
+        let mut notices = Vec::new();
+        let mut missing_vectors = None;
+        let mut used = Vec::new();
+        let mut lists = Vec::new();
+        let per = SearchOptions {
+            limit: opts.candidates.max(opts.limit),
+            all_chunks: false,
+        };
+        let store = match embedder {
+            None => None,
+            Some(e) if subqueries.iter().any(|q| q.kind == SubQueryKind::Vec) => {
+                match self.vector_store(e) {
+                    Ok(s) => {
+                        let coverage = self.coverage_of(&s)?;
+                        notices.extend(coverage.notice());
+                        missing_vectors = Some(coverage.missing);
+                        Some(s)
+                    }
+                    Err(err @ Error::VectorsMissing { .. }) => {
+                        notices.push(format!(
+                            "{err}; vector sub-queries skipped, lexical ranking only"
+                        ));
+                        None
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            Some(_) => None,
+        };
+        for (i, sq) in subqueries.iter().enumerate() {
+            if sq.text.trim().is_empty() {
+                continue;
+            }
+            let hits = match (sq.kind, embedder, &store) {
+                (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, per.limit)?,
+                (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
+                (SubQueryKind::Vec | SubQueryKind::Rerank, _, _) => continue,
+            };
+            if !used.contains(&sq.kind) {
+                used.push(sq.kind);
+            }
+            lists.push((i, sq.kind, sq.weight, hits));
+        }
+        if embedder.is_none() && subqueries.iter().any(|q| q.kind == SubQueryKind::Vec) {
+            notices.push(
+                "no embedding model loaded; vector sub-queries skipped, lexical ranking only"
+                    .to_string(),
+            );
+        }
+        let Some(reranker) = reranker else {
+            let mut hits = fuse(&lists, opts);
+            self.fill_query_hits(&mut hits, subqueries, &lists)?;
+            return Ok(QueryResult {
+                hits,
+                used,
+                notices,
+                missing_vectors,
+            });
+        };
+        // Rerank a deeper fused list, then cut to the limit.
+        let deep = QueryOptions {
+            limit: opts.limit.max(opts.rerank_candidates),
+            ..opts.clone()
+        };
+        let mut hits = fuse(&lists, &deep);
+        let n = opts.rerank_candidates.min(hits.len());
+        self.fill_query_hits(&mut hits[..n], subqueries, &lists)?;
+        let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
+        let texts: Vec<String> = self
+            .lexical()?
+            .texts_for_keys(&keys)?
+            .into_iter()
+            .zip(&hits[..n])
+            .map(|(t, h)| t.unwrap_or_else(|| format!("{}\n{}", h.hit.title, h.hit.snippet)))
+            .collect();
+        let query_text = subqueries
+            .iter()
+            .map(|q| q.text.as_str())
+            .find(|t| !t.trim().is_empty())
+            .unwrap_or("");
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = reranker.score(query_text, &refs)?;
+        blend(&mut hits, &scores, opts.rerank_weight);
+        hits.truncate(opts.limit);
+        if !used.is_empty() {
+            used.push(SubQueryKind::Rerank);
+        }
+        Ok(QueryResult {
+            hits,
+            used,
+            notices,
+            missing_vectors,
+        })
+    }
+}

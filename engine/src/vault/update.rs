@@ -1,0 +1,649 @@
+//! Keeping the index current: `update` (incremental), `update_verified`, `rebuild`, and the
+//! synchronous indexing of engine writes (`index_now`, `index_written`), with the file loading
+//! every read shares (size limit, binary and UTF-8 checks, hashing).
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+
+use super::{NoProgress, Progress, Vault, WRITER_WAIT, pending};
+use crate::chunk::{Chunk, ChunkOptions, chunk_note};
+use crate::error::{Error, Result};
+use crate::lexical::Lexical;
+use crate::note::{Note, parse_note};
+use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedState};
+use crate::vector::VectorStore;
+use crate::walk::{NoteFile, walk_vault};
+
+/// Files modified this close before the last scan are re-hashed on the next update.
+pub(super) const RACY_MARGIN_NS: i64 = 100_000_000;
+
+pub(super) fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64)
+}
+
+/// The unique (case-insensitive, first seen) link targets of a note.
+pub(crate) fn link_targets(note: &Note) -> Vec<String> {
+    let mut seen = HashSet::new();
+    note.links
+        .iter()
+        .map(|l| l.target.trim())
+        .filter(|t| !t.is_empty() && seen.insert(t.to_lowercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What the state records for a freshly indexed note.
+pub(super) fn note_state(
+    hash: String,
+    f: &NoteFile,
+    chunks: usize,
+    note: &Note,
+    warnings: Vec<Warning>,
+) -> NoteState {
+    NoteState {
+        hash,
+        size: f.size,
+        mtime_ns: f.mtime_ns,
+        chunks: chunks as u32,
+        title: note.title.clone(),
+        aliases: note.aliases.clone(),
+        links: link_targets(note),
+        warnings,
+    }
+}
+
+/// What reading one file produced.
+pub(super) enum Loaded {
+    Note {
+        hash: String,
+        note: Box<Note>,
+        chunks: Vec<Chunk>,
+        warnings: Vec<Warning>,
+    },
+    Same {
+        hash: String,
+    },
+    Skipped(Warning),
+}
+
+pub(super) struct Decoded {
+    pub(super) text: String,
+    pub(super) hash: String,
+    pub(super) warning: Option<Warning>,
+}
+
+impl Decoded {
+    /// The decoding warning (if any) followed by the parser's, as warnings about `rel`.
+    pub(super) fn warnings_with(&self, rel: &str, parse_warnings: Vec<String>) -> Vec<Warning> {
+        let mut out: Vec<Warning> = self.warning.iter().cloned().collect();
+        out.extend(parse_warnings.into_iter().map(|message| Warning {
+            path: rel.to_string(),
+            kind: WarningKind::Frontmatter,
+            message,
+        }));
+        out
+    }
+}
+
+/// Reads a note file with the limits every surface applies: size, binary, UTF-8.
+pub(super) fn read_note_file(
+    rel: &str,
+    abs: &Path,
+    max_bytes: u64,
+) -> std::result::Result<Decoded, Warning> {
+    let warn = |kind, message: String| Warning {
+        path: rel.to_string(),
+        kind,
+        message,
+    };
+    let bytes = match fs::read(abs) {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(warn(
+                WarningKind::Unreadable,
+                format!("cannot read: {e}; skipped"),
+            ));
+        }
+    };
+    if bytes.len() as u64 > max_bytes {
+        return Err(warn(
+            WarningKind::TooLarge,
+            format!(
+                "{} bytes is over the {max_bytes}-byte note limit; skipped",
+                bytes.len()
+            ),
+        ));
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(warn(
+            WarningKind::Binary,
+            "looks binary (contains NUL bytes); skipped".into(),
+        ));
+    }
+    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let (text, warning) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            (
+                String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                Some(warn(
+                    WarningKind::InvalidUtf8,
+                    format!(
+                        "invalid UTF-8 at byte {at} (line {line}); indexed with replacement characters"
+                    ),
+                )),
+            )
+        }
+    };
+    Ok(Decoded {
+        text,
+        hash,
+        warning,
+    })
+}
+
+pub(super) fn load_file(
+    f: &NoteFile,
+    old_hash: Option<&str>,
+    max_bytes: u64,
+    chunking: &ChunkOptions,
+) -> Loaded {
+    if f.size > max_bytes {
+        return Loaded::Skipped(Warning {
+            path: f.rel.clone(),
+            kind: WarningKind::TooLarge,
+            message: format!(
+                "{} bytes is over the {max_bytes}-byte note limit; skipped",
+                f.size
+            ),
+        });
+    }
+    let decoded = match read_note_file(&f.rel, &f.abs, max_bytes) {
+        Ok(d) => d,
+        Err(w) => return Loaded::Skipped(w),
+    };
+    if old_hash == Some(decoded.hash.as_str()) {
+        return Loaded::Same { hash: decoded.hash };
+    }
+    let parsed = parse_note(&f.rel, &decoded.text);
+    let warnings = decoded.warnings_with(&f.rel, parsed.warnings);
+    let mut chunks = chunk_note(&parsed.note, chunking);
+    if chunks.is_empty() {
+        // An empty note is still findable by its title, path, aliases and tags.
+        let line = parsed.note.body_start_line;
+        chunks.push(Chunk {
+            index: 0,
+            heading_trail: Vec::new(),
+            headings: Vec::new(),
+            sections: vec![(line, String::new())],
+            text: String::new(),
+            line_start: line,
+            line_end: line,
+        });
+    }
+    Loaded::Note {
+        hash: decoded.hash,
+        note: Box::new(parsed.note),
+        chunks,
+        warnings,
+    }
+}
+
+impl Vault {
+    /// Opens the index for writing, creating (or, when incompatible, recreating) it.
+    pub(super) fn lexical_for_update(&self) -> Result<(Arc<Lexical>, bool)> {
+        match self.lexical() {
+            Ok(l) => Ok((l, false)),
+            Err(Error::IndexMissing { .. }) => {
+                let l = Arc::new(Lexical::create(&self.lexical_dir())?);
+                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
+                Ok((l, true))
+            }
+            Err(Error::Corrupt { .. }) => {
+                let dir = self.lexical_dir();
+                fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                let l = Arc::new(Lexical::create(&dir)?);
+                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
+                Ok((l, true))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Brings the index up to date with the notes on disk.
+    ///
+    /// Only files whose size or mtime changed are read, and only those whose content hash changed
+    /// are re-parsed and re-indexed. Deleted notes disappear; a moved note is reported as a rename.
+    /// Problem files become warnings and never stop the update. The vault itself is never written.
+    pub fn update(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        self.update_with(progress, false)
+    }
+
+    /// [`Vault::update`] that also reads and hashes every file whose size and mtime look
+    /// unchanged, catching edits that kept both (a restored mtime, a coarse clock, a copy tool).
+    /// Notes whose hash matches are still not re-indexed.
+    pub fn update_verified(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        self.update_with(progress, true)
+    }
+
+    /// Rebuilds the index from the vault alone: the lexical index and its state are removed (under
+    /// the index's writer lock: [`Error::Busy`] while another process writes) and every note is
+    /// read and indexed again. Vectors are a cache keyed by chunk text: readable ones are kept and
+    /// reused, unreadable ones are dropped (run `embed` again). The vault is never written.
+    pub fn rebuild(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        let lexical = self.lexical_dir();
+        // Hold tantivy's own writer lock while the old index goes, so no writer in another
+        // process is working in it; the index is removed whole, since any file of it may be the
+        // damaged one.
+        let guard = if lexical.is_dir() {
+            let lock_path = lexical.join(".tantivy-writer.lock");
+            let f = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .map_err(|e| Error::io(&lock_path, e))?;
+            match f.try_lock() {
+                Ok(()) => Some(f),
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(Error::Busy { path: lexical });
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&lock_path, e)),
+            }
+        } else {
+            None
+        };
+        *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let state = self.state_path();
+        match fs::remove_file(&state) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&state, e)),
+        }
+        if lexical.is_dir() {
+            fs::remove_dir_all(&lexical).map_err(|e| Error::io(&lexical, e))?;
+        }
+        drop(guard);
+        let vectors = self.vectors_dir();
+        let readable = match self.vector_status() {
+            Some(vs) => VectorStore::open(&vectors, &vs.model_id).is_ok(),
+            None => !vectors.join("meta.json").exists(),
+        };
+        if !readable {
+            fs::remove_dir_all(&vectors).map_err(|e| Error::io(&vectors, e))?;
+        }
+        self.update(progress)
+    }
+
+    /// Creates the index folder, but never the vault around it: when the vault folder is gone
+    /// (moved or deleted while this handle was open) this fails with
+    /// [`Error::VaultNotFound`] instead of leaving an empty vault with an index at the old path.
+    pub(super) fn ensure_index_dir(&self) -> Result<()> {
+        if !self.root.is_dir() {
+            return Err(Error::VaultNotFound {
+                path: self.root.clone(),
+                detail: "the vault folder is gone (moved or deleted); open it at its new location"
+                    .into(),
+            });
+        }
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))
+    }
+
+    pub(super) fn update_with(
+        &self,
+        progress: &dyn Progress,
+        verify: bool,
+    ) -> Result<UpdateReport> {
+        let t0 = Instant::now();
+        self.ensure_index_dir()?;
+        let (lexical, created) = self.lexical_for_update()?;
+        let mut writer = lexical.writer()?;
+        // The state is read under the writer lock so that concurrent updates serialise cleanly.
+        let mut warnings = Vec::new();
+        let old = match IndexState::load(&self.state_path()) {
+            Ok(Some(s))
+                if !created
+                    && s.format == FORMAT_VERSION
+                    && s.chunking == self.options.chunking
+                    && s.max_note_bytes == self.options.max_note_bytes =>
+            {
+                Some(s)
+            }
+            Ok(_) => None,
+            Err(Error::Corrupt { detail, .. }) => {
+                warnings.push(Warning {
+                    path: format!("{}/state.json", self.index_dir.display()),
+                    kind: WarningKind::Config,
+                    message: format!("index state unreadable ({detail}); rebuilding the index"),
+                });
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let rebuilt = old.is_none();
+        let old = old
+            .unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
+        // Notes engine writers queued before the walk are on disk, so the walk indexes them:
+        // their tickets are settled by this commit.
+        let settled = pending::list(&self.index_dir);
+        let scanned_at_ns = now_ns();
+        let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
+        warnings.extend(walk_warnings);
+
+        let mut next = IndexState::new(self.options.chunking, self.options.max_note_bytes);
+        next.scanned_at_ns = scanned_at_ns;
+        // Decide which files must be read.
+        let mut to_read = Vec::new();
+        for f in &files {
+            // A file modified within the clock's resolution of the last scan may have changed again
+            // without its mtime moving: such "racily clean" files are hashed again.
+            let clean = |size: u64, mtime: i64| {
+                !verify
+                    && size == f.size
+                    && mtime == f.mtime_ns
+                    && mtime < old.scanned_at_ns - RACY_MARGIN_NS
+            };
+            if let Some(ns) = old.notes.get(&f.rel)
+                && clean(ns.size, ns.mtime_ns)
+            {
+                next.notes.insert(f.rel.clone(), ns.clone());
+            } else if let Some(sk) = old.skipped.get(&f.rel)
+                && clean(sk.size, sk.mtime_ns)
+            {
+                next.skipped.insert(f.rel.clone(), sk.clone());
+            } else {
+                to_read.push(f);
+            }
+        }
+
+        progress.start("indexing", to_read.len() as u64);
+        let max = self.options.max_note_bytes;
+        let chunking = self.options.chunking;
+        let loaded: Vec<(&NoteFile, Loaded)> = to_read
+            .par_iter()
+            .map(|f| {
+                let old_hash = old.notes.get(&f.rel).map(|n| n.hash.as_str());
+                let l = load_file(f, old_hash, max, &chunking);
+                progress.advance(1);
+                (*f, l)
+            })
+            .collect();
+        progress.finish();
+
+        let mut changes = Changes::default();
+        let mut fresh: Vec<(Box<Note>, Vec<Chunk>)> = Vec::new();
+        for (f, l) in loaded {
+            match l {
+                Loaded::Same { hash } => {
+                    let mut ns = old.notes[&f.rel].clone();
+                    ns.hash = hash;
+                    ns.size = f.size;
+                    ns.mtime_ns = f.mtime_ns;
+                    next.notes.insert(f.rel.clone(), ns);
+                }
+                Loaded::Skipped(w) => {
+                    next.skipped.insert(
+                        f.rel.clone(),
+                        SkippedState {
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            warning: w,
+                        },
+                    );
+                }
+                Loaded::Note {
+                    hash,
+                    note,
+                    chunks,
+                    warnings: note_warnings,
+                } => {
+                    if old.notes.contains_key(&f.rel) {
+                        changes.modified.push(f.rel.clone());
+                    } else {
+                        changes.added.push(f.rel.clone());
+                    }
+                    next.notes.insert(
+                        f.rel.clone(),
+                        note_state(hash, f, chunks.len(), &note, note_warnings),
+                    );
+                    fresh.push((note, chunks));
+                }
+            }
+        }
+        changes.removed = old
+            .notes
+            .keys()
+            .filter(|p| !next.notes.contains_key(*p))
+            .cloned()
+            .collect();
+        // A removed note whose exact content reappears under a new path was renamed.
+        let mut by_hash: HashMap<&str, Vec<&String>> = HashMap::new();
+        for p in &changes.removed {
+            by_hash
+                .entry(old.notes[p].hash.as_str())
+                .or_default()
+                .push(p);
+        }
+        let mut renamed_from = HashSet::new();
+        let mut renamed_to = HashSet::new();
+        for p in &changes.added {
+            if let Some(froms) = by_hash.get_mut(next.notes[p].hash.as_str())
+                && let Some(from) = froms.pop()
+            {
+                changes.renamed.push(Rename {
+                    from: from.clone(),
+                    to: p.clone(),
+                });
+                renamed_from.insert(from.clone());
+                renamed_to.insert(p.clone());
+            }
+        }
+        changes.added.retain(|p| !renamed_to.contains(p));
+        changes.removed.retain(|p| !renamed_from.contains(p));
+
+        // Apply everything in one commit.
+        if rebuilt {
+            writer.delete_all()?;
+        } else {
+            for p in changes
+                .removed
+                .iter()
+                .chain(renamed_from.iter())
+                .chain(fresh.iter().map(|(n, _)| &n.path))
+            {
+                writer.delete_note(p);
+            }
+        }
+        for (note, chunks) in &fresh {
+            writer.add_note(note, chunks)?;
+        }
+        let touched_index =
+            rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
+        if touched_index {
+            writer.commit()?;
+        } else {
+            drop(writer);
+        }
+
+        for ns in next.notes.values() {
+            warnings.extend(ns.warnings.iter().cloned());
+        }
+        warnings.extend(next.skipped.values().map(|s| s.warning.clone()));
+        warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        let elapsed_ms = t0.elapsed().as_millis() as u64;
+        let chunks = next.notes.values().map(|n| n.chunks as usize).sum();
+        next.last_update = Some(LastUpdate {
+            finished_unix_ms: (now_ns() / 1_000_000) as u64,
+            elapsed_ms,
+            changes: changes.clone(),
+            rebuilt,
+            warnings: warnings.len(),
+        });
+        next.save(&self.state_path())?;
+        pending::remove(&settled);
+        Ok(UpdateReport {
+            unchanged: next.notes.len() - fresh.len(),
+            notes: next.notes.len(),
+            chunks,
+            changes,
+            warnings,
+            rebuilt,
+            elapsed_ms,
+        })
+    }
+
+    /// Indexes the given notes now: used after the engine writes a note, so the note is
+    /// searchable as soon as the write returns. Without an index (or with an incompatible one)
+    /// this runs a full [`Vault::update`].
+    ///
+    /// Writers in many processes coordinate through `<index>/pending/`: the request is first
+    /// recorded there as a ticket; whichever process holds the index writer indexes every pending
+    /// ticket in one commit and then removes them. So a caller either takes the writer and
+    /// commits everyone's notes, or sees its ticket taken by the holder and returns: it never
+    /// queues behind each commit in turn. A ticket outlives a crash and is indexed by the next
+    /// writer; after [`WRITER_WAIT`] the call fails with [`Error::Busy`], its ticket left for
+    /// the next writer (the note itself is already on disk).
+    pub(crate) fn index_now(&self, rels: &[String]) -> Result<()> {
+        self.ensure_index_dir()?;
+        let (lexical, created) = self.lexical_for_update()?;
+        if created {
+            return self.update(&NoProgress).map(|_| ());
+        }
+        let ticket = pending::enqueue(&self.index_dir, rels)?;
+        let deadline = Instant::now() + WRITER_WAIT;
+        let writer = loop {
+            match lexical.small_writer() {
+                Ok(w) => break w,
+                Err(Error::Busy { .. }) => {
+                    if !ticket.exists() {
+                        // The holder indexed it and committed.
+                        return Ok(());
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(Error::Busy {
+                            path: self.lexical_dir(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let mut state = match IndexState::load(&self.state_path()) {
+            Ok(Some(s))
+                if s.format == FORMAT_VERSION
+                    && s.chunking == self.options.chunking
+                    && s.max_note_bytes == self.options.max_note_bytes =>
+            {
+                s
+            }
+            _ => {
+                drop(writer);
+                return self.update(&NoProgress).map(|_| ());
+            }
+        };
+        let tickets = pending::list(&self.index_dir);
+        let mut all: Vec<String> = rels.to_vec();
+        for t in &tickets {
+            all.extend(t.rels.iter().cloned());
+        }
+        all.sort();
+        all.dedup();
+        for rel in &all {
+            self.reindex_one(&writer, &mut state, rel)?;
+        }
+        writer.commit()?;
+        state.save(&self.state_path())?;
+        pending::remove(&tickets);
+        let _ = fs::remove_file(&ticket);
+        Ok(())
+    }
+
+    /// [`Vault::index_now`], then whether `written` is really in the index: `Err` says why not
+    /// (the index could not be refreshed, or it skipped the file, e.g. over `max_note_bytes`),
+    /// so a write never reports `indexed: true` for a note search cannot find.
+    pub(crate) fn index_written(
+        &self,
+        rels: &[String],
+        written: &str,
+    ) -> std::result::Result<(), String> {
+        self.index_now(rels)
+            .map_err(|e| format!("the search index could not be refreshed ({e})"))?;
+        match IndexState::load(&self.state_path()) {
+            Ok(Some(s)) if s.notes.contains_key(written) => Ok(()),
+            Ok(Some(s)) => Err(match s.skipped.get(written) {
+                Some(sk) => format!("the index skipped it: {}", sk.warning.message),
+                None => "the index does not hold it yet".to_string(),
+            }),
+            Ok(None) => Err("there is no index state".to_string()),
+            Err(e) => Err(format!("the index state could not be read ({e})")),
+        }
+    }
+
+    /// Replaces one note in the index (or removes it when it is gone), keeping `state` in step.
+    pub(super) fn reindex_one(
+        &self,
+        writer: &crate::lexical::LexicalWriter,
+        state: &mut IndexState,
+        rel: &str,
+    ) -> Result<()> {
+        let abs = self.root.join(rel);
+        writer.delete_note(rel);
+        state.notes.remove(rel);
+        state.skipped.remove(rel);
+        let Ok(meta) = fs::metadata(&abs) else {
+            return Ok(());
+        };
+        let f = NoteFile {
+            rel: rel.to_string(),
+            abs,
+            size: meta.len(),
+            mtime_ns: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i64),
+        };
+        match load_file(
+            &f,
+            None,
+            self.options.max_note_bytes,
+            &self.options.chunking,
+        ) {
+            Loaded::Note {
+                hash,
+                note,
+                chunks,
+                warnings,
+            } => {
+                writer.add_note(&note, &chunks)?;
+                state.notes.insert(
+                    rel.to_string(),
+                    note_state(hash, &f, chunks.len(), &note, warnings),
+                );
+            }
+            Loaded::Skipped(w) => {
+                state.skipped.insert(
+                    rel.to_string(),
+                    SkippedState {
+                        size: f.size,
+                        mtime_ns: f.mtime_ns,
+                        warning: w,
+                    },
+                );
+            }
+            Loaded::Same { .. } => {}
+        }
+        Ok(())
+    }
+}
