@@ -10,9 +10,13 @@ use crate::lexical::Lexical;
 use crate::state::IndexState;
 
 pub(crate) mod agent;
+mod graph;
+mod health;
 mod pending;
 mod read;
 mod reason;
+mod recall;
+mod remember;
 mod render;
 mod search;
 mod update;
@@ -29,10 +33,11 @@ pub use vectors::{
 pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
 pub use work::MAX_WORK_NOTE_BYTES;
 
-pub use agent::{
-    BrokenLink, Expansion, GraphAudit, Health, LinkedNote, Recall, RecallOptions, RecallRanking,
-    RecalledMemory, Refusal, Remembered, WorkInput, WorkKind, WorkRecord,
-};
+pub use graph::{BrokenLink, Expansion, GraphAudit, LinkedNote};
+pub use health::Health;
+pub use recall::{Recall, RecallOptions, RecallRanking, RecalledMemory};
+pub use remember::{Refusal, Remembered};
+pub use work::{WorkInput, WorkKind, WorkRecord};
 
 /// Name of the default index folder inside a vault.
 pub const INDEX_DIR_NAME: &str = ".mindex";

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::agent::{Expansion, GraphAudit, Health, Recall};
+use super::{Expansion, GraphAudit, Health, Recall};
 use crate::memory::promoted::{AnchorKind, Promotion};
 
 fn plural(n: usize, one: &str, many: &str) -> String {

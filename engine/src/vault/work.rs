@@ -7,7 +7,9 @@ use std::path::Path;
 use serde_json::json;
 
 use super::Vault;
-use super::agent::{AgentContext, WorkInput, WorkKind, WorkRecord};
+use serde::Serialize;
+
+use super::agent::AgentContext;
 use crate::error::Result;
 use crate::identity::Caller;
 use crate::memory::store::claim_file;
@@ -20,6 +22,109 @@ const WORK_CLAIM_ATTEMPTS: usize = 500;
 /// is far above any real one, yet a pasted build log or file dump is refused (naming the largest
 /// field, the size and this limit) instead of filling the vault and every search.
 pub const MAX_WORK_NOTE_BYTES: usize = 256 * 1024;
+
+/// Whether a note is a decision record or an ordinary note, for [`WorkInput`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkKind {
+    /// A dated work note.
+    #[default]
+    Note,
+    /// A decision record (no date prefix).
+    Decision,
+}
+
+/// What [`Vault::record_work`] files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkInput {
+    /// The note's title.
+    pub title: String,
+    /// What was done, in a paragraph.
+    pub summary: String,
+    /// What changed.
+    pub changes: Vec<String>,
+    /// Decisions made.
+    pub decisions: Vec<String>,
+    /// What was learned.
+    pub learned: Vec<String>,
+    /// What is still open.
+    pub open: Vec<String>,
+    /// Notes that informed the work.
+    pub informed_by: Vec<String>,
+    /// How the work was verified.
+    pub verification: Option<String>,
+    /// A folder inside an exposed root (else the caller's project folder, else the inbox).
+    pub folder: Option<String>,
+    /// Note or decision.
+    pub kind: WorkKind,
+    /// Render, write nothing.
+    pub dry_run: bool,
+}
+
+impl WorkInput {
+    /// Reads the input from JSON arguments (`title`, `summary`, `changes`, `decisions`,
+    /// `learned`, `open`, `informed_by`, `verification`, `folder`, `kind`, `dry_run`); missing
+    /// or mistyped fields are left empty (the call then refuses with a clear reason).
+    pub fn from_json(v: &serde_json::Value) -> WorkInput {
+        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+        let list = |k: &str| -> Vec<String> {
+            v.get(k)
+                .and_then(|x| x.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        WorkInput {
+            title: s("title").unwrap_or_default(),
+            summary: s("summary").unwrap_or_default(),
+            changes: list("changes"),
+            decisions: list("decisions"),
+            learned: list("learned"),
+            open: list("open"),
+            informed_by: list("informed_by"),
+            verification: s("verification"),
+            folder: s("folder"),
+            kind: if s("kind").as_deref() == Some("decision") {
+                WorkKind::Decision
+            } else {
+                WorkKind::Note
+            },
+            dry_run: v.get("dry_run").and_then(|x| x.as_bool()) == Some(true),
+        }
+    }
+}
+
+/// The outcome of [`Vault::record_work`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WorkRecord {
+    /// Whether a file was written.
+    pub recorded: bool,
+    /// Vault-relative path (planned, for a dry run).
+    pub path: Option<String>,
+    /// `caller` (the given folder), `caller-identity` (the caller's project folder) or
+    /// `fallback` (the inbox).
+    pub route: Option<String>,
+    /// Whether the index already holds the note.
+    pub indexed: bool,
+    /// For a dry run: the start of the rendered note.
+    pub preview: Option<String>,
+    /// Why nothing was written.
+    pub refusal: Option<String>,
+    /// The outcome as text.
+    pub message: String,
+}
+
+impl Vault {
+    /// Files a record of work done (a note or a decision) inside the vault: in `folder` when it
+    /// lies inside an exposed root, else the caller's `projects/<name>/` folder, else the inbox.
+    /// Refusals write nothing; an existing file is never modified.
+    pub fn record_work(&self, caller: &Caller, input: &WorkInput) -> Result<WorkRecord> {
+        record_work(self, &self.agent(), caller, input)
+    }
+}
 
 fn refusal(why: String) -> WorkRecord {
     WorkRecord {

@@ -1,0 +1,143 @@
+//! The link graph: `expand` (a note's visible neighbourhood, through the scoped view) and
+//! `graph_audit` (orphans and broken links).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::Vault;
+use crate::error::{Error, Result};
+use crate::identity::Caller;
+
+/// A note named in [`Expansion`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkedNote {
+    /// The note's label (file name without `.md`).
+    pub label: String,
+    /// Vault-relative path.
+    pub path: String,
+}
+
+/// The outcome of [`Vault::expand`]: a note and its visible neighbourhood.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Expansion {
+    /// Vault-relative path.
+    pub path: String,
+    /// File name without `.md`.
+    pub label: String,
+    /// The exposed root it is under.
+    pub scope: String,
+    /// Frontmatter `description`.
+    pub description: Option<String>,
+    /// Visible notes it links to.
+    pub links_out: Vec<LinkedNote>,
+    /// Link targets not shown (outside the caller's scope, or missing).
+    pub links_out_hidden: usize,
+    /// Visible notes linking to it.
+    pub linked_from: Vec<LinkedNote>,
+}
+
+/// A wikilink whose target resolves to nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokenLink {
+    /// The linking note.
+    pub from: String,
+    /// The target as written.
+    pub target: String,
+}
+
+/// The outcome of [`Vault::graph_audit`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphAudit {
+    /// Notes checked (the index, memories excluded).
+    pub notes: usize,
+    /// Notes nothing links to.
+    pub orphans: Vec<String>,
+    /// Links to notes that do not exist.
+    pub broken: Vec<BrokenLink>,
+}
+
+impl Vault {
+    /// A note and its visible neighbourhood, as an anonymous agent caller sees it
+    /// ([`crate::Scoped::expand`]).
+    pub fn expand(&self, note: &str) -> Result<Expansion> {
+        self.scoped(&Caller::anonymous()).expand(note)
+    }
+
+    /// Orphans (notes nothing links to) and broken links (targets that name no note) over the
+    /// whole index, memories excluded. Links to attachments (a target with a non-markdown
+    /// extension) are not checked.
+    pub fn graph_audit(&self) -> Result<GraphAudit> {
+        let state = self.state()?.ok_or_else(|| Error::IndexMissing {
+            path: self.index_dir.clone(),
+        })?;
+        let mem_prefix = format!("{}/", self.agent().store.root());
+        let notes: Vec<(&String, &crate::state::NoteState)> = state
+            .notes
+            .iter()
+            .filter(|(p, _)| !p.starts_with(&mem_prefix))
+            .collect();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (p, ns)) in notes.iter().enumerate() {
+            by_name
+                .entry(crate::note::file_stem(p).to_lowercase())
+                .or_default()
+                .push(i);
+            for a in &ns.aliases {
+                by_name.entry(a.to_lowercase()).or_default().push(i);
+            }
+        }
+        let mut inbound = vec![0usize; notes.len()];
+        let mut broken = Vec::new();
+        for (i, (p, ns)) in notes.iter().enumerate() {
+            for t in &ns.links {
+                let t = t.trim().replace('\\', "/");
+                let lower = t.to_lowercase();
+                let has_ext = std::path::Path::new(&lower)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| e != "md" && e.len() <= 5 && !e.contains(' '));
+                if has_ext {
+                    continue;
+                }
+                let lower = lower.trim_end_matches(".md").to_string();
+                let found: Vec<usize> = if lower.contains('/') {
+                    notes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, (q, _))| {
+                            let q = q.to_lowercase();
+                            let q = q.trim_end_matches(".md");
+                            q == lower || q.ends_with(&format!("/{lower}"))
+                        })
+                        .map(|(j, _)| j)
+                        .collect()
+                } else {
+                    by_name.get(&lower).cloned().unwrap_or_default()
+                };
+                if found.is_empty() {
+                    broken.push(BrokenLink {
+                        from: (*p).clone(),
+                        target: t.clone(),
+                    });
+                }
+                for j in found {
+                    if j != i {
+                        inbound[j] += 1;
+                    }
+                }
+            }
+        }
+        let orphans = notes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| inbound[*i] == 0)
+            .map(|(_, (p, _))| (*p).clone())
+            .collect();
+        Ok(GraphAudit {
+            notes: notes.len(),
+            orphans,
+            broken,
+        })
+    }
+}
