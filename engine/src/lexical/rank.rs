@@ -1,0 +1,356 @@
+//! Ranking: `search`, `rank` and `fill` — notes ranked by their note documents (exact tier, all
+//! words, any word; BM25; ties by path), then the best chunk of each shown note.
+
+use std::collections::HashSet;
+
+use super::{
+    Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, identifier_terms,
+    names_identifiers, snippet, text_of, tokenizer, u64_of,
+};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{Searcher, TantivyDocument, Term};
+
+use crate::error::Result;
+
+impl Lexical {
+    /// Runs a BM25 query. Query syntax errors never fail: the query is parsed leniently.
+    ///
+    /// Notes are ranked by their whole text (see the module docs for the order); each hit shows
+    /// the note's best-matching chunk. With `opts.all_chunks`, chunks are ranked on their own.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let Some(searcher) = self.searcher_for(query, opts.limit)? else {
+            return Ok(Vec::new());
+        };
+        let (_, chunk_stats) = self.kind_stats(&searcher)?;
+        if opts.all_chunks {
+            let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+            let terms = snippet::query_terms(query);
+            return self.chunk_hits(&searcher, &chunk_stats, &words, opts.limit, &terms);
+        }
+        let mut hits = self.rank_with(&searcher, query, opts.limit, None)?;
+        self.fill_with(&searcher, &chunk_stats, &mut hits, query)?;
+        Ok(hits)
+    }
+
+    /// [`Lexical::search`] without choosing chunks or building snippets: hits with `line_start`
+    /// 0 and an empty snippet, for rankings most of which are never shown (fusion candidates,
+    /// evaluation). [`Lexical::fill`] completes the ones shown.
+    pub(crate) fn rank(&self, query: &str, limit: usize) -> Result<Vec<Hit>> {
+        match self.searcher_for(query, limit)? {
+            Some(searcher) => self.rank_with(&searcher, query, limit, None),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The paths of the notes in the top-level `folder` (e.g. `memories`) matching `query`, best
+    /// first (the order of [`Lexical::search`]), at most `limit`. No snippets are built.
+    pub fn paths_in_folder(&self, query: &str, limit: usize, folder: &str) -> Result<Vec<String>> {
+        let Some(searcher) = self.searcher_for(query, limit)? else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .rank_with(&searcher, query, limit, Some(folder))?
+            .into_iter()
+            .map(|h| h.path)
+            .collect())
+    }
+
+    /// A searcher on the latest commit, or `None` when nothing can match (no room, no words).
+    pub(super) fn searcher_for(&self, query: &str, limit: usize) -> Result<Option<Searcher>> {
+        if limit == 0 || query.trim().is_empty() {
+            return Ok(None);
+        }
+        self.refresh()?;
+        Ok(Some(self.reader.searcher()))
+    }
+
+    /// The ranking of [`Lexical::rank`] on `searcher`, optionally in one top-level folder.
+    pub(super) fn rank_with(
+        &self,
+        searcher: &Searcher,
+        query: &str,
+        limit: usize,
+        folder: Option<&str>,
+    ) -> Result<Vec<Hit>> {
+        let (note_stats, _) = self.kind_stats(searcher)?;
+        Ok(self
+            .rank_notes(searcher, &note_stats, query, limit, folder)?
+            .into_iter()
+            .map(RankedNote::into_hit)
+            .collect())
+    }
+
+    /// Completes hits for display with `query`'s highlights: a hit from [`Lexical::rank`]
+    /// (`line_start` 0) gets its note's best-matching chunk, and every hit without a snippet
+    /// gets the snippet of its chunk. Scores and order are kept.
+    pub(crate) fn fill(&self, hits: &mut [Hit], query: &str) -> Result<()> {
+        if hits
+            .iter()
+            .all(|h| h.line_start != 0 && !h.snippet.is_empty())
+        {
+            return Ok(());
+        }
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let (_, chunk_stats) = self.kind_stats(&searcher)?;
+        self.fill_with(&searcher, &chunk_stats, hits, query)
+    }
+
+    pub(super) fn fill_with(
+        &self,
+        searcher: &Searcher,
+        chunk_stats: &KindStats<'_>,
+        hits: &mut [Hit],
+        query: &str,
+    ) -> Result<()> {
+        let terms = snippet::query_terms(query);
+        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+        let (chunk_query, _) = self.chunk_any.parse_query_lenient(&words);
+        for hit in hits.iter_mut() {
+            let doc = if hit.line_start == 0 {
+                self.best_chunk(searcher, chunk_stats, &*chunk_query, &hit.path)?
+            } else if hit.snippet.is_empty() {
+                let mut found = None;
+                for addr in self.docs_with_key(searcher, hit.key, 16)? {
+                    let doc: TantivyDocument = searcher.doc(addr)?;
+                    if text_of(&doc, self.fields.path) == hit.path {
+                        found = Some(doc);
+                        break;
+                    }
+                }
+                found
+            } else {
+                continue;
+            };
+            let Some(doc) = doc else { continue };
+            let full = self.hit_from_chunk(&doc, Some(&terms));
+            *hit = Hit {
+                path: std::mem::take(&mut hit.path),
+                title: std::mem::take(&mut hit.title),
+                score: hit.score,
+                exact: hit.exact,
+                ..full
+            };
+        }
+        Ok(())
+    }
+
+    /// The best notes for `query`, at most `limit`, in ranking order (see the module docs),
+    /// optionally only in the top-level `folder`.
+    pub(super) fn rank_notes(
+        &self,
+        searcher: &Searcher,
+        stats: &KindStats<'_>,
+        query: &str,
+        limit: usize,
+        folder: Option<&str>,
+    ) -> Result<Vec<RankedNote>> {
+        let f = &self.fields;
+        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+        let (mut any, _) = self.note_any.parse_query_lenient(&words);
+        let (mut all, _) = self.note_all.parse_query_lenient(&words);
+        // A query that is a note's title or alias, word for word, names that note.
+        let plain: String = words
+            .chars()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    '"' | '+' | ':' | '(' | ')' | '[' | ']' | '{' | '}' | '^' | '~'
+                )
+            })
+            .collect();
+        let n_words = plain.split_whitespace().count();
+        if (2..=MAX_NAME_WORDS).contains(&n_words) {
+            let (phrase, _) = self
+                .name_phrase
+                .parse_query_lenient(&format!("\"{plain}\""));
+            let with_name = |q: Box<dyn Query>| -> Box<dyn Query> {
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, q),
+                    (Occur::Should, phrase.box_clone()),
+                ]))
+            };
+            any = with_name(any);
+            all = with_name(all);
+        }
+        let mut tiers: Vec<(Box<dyn Query>, bool)> = Vec::new();
+        let idents = identifier_terms(query);
+        if !idents.is_empty() && names_identifiers(query) {
+            // Every identifier, exactly (as a whole form, in any text field); scored by the
+            // whole query.
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> = idents
+                .iter()
+                .map(|t| {
+                    let q: Box<dyn Query> = Box::new(BoostQuery::new(
+                        Box::new(TermQuery::new(
+                            Term::from_field_text(f.idents, t),
+                            IndexRecordOption::Basic,
+                        )),
+                        0.0,
+                    ));
+                    (Occur::Must, q)
+                })
+                .collect();
+            clauses.push((Occur::Should, any.box_clone()));
+            tiers.push((Box::new(BooleanQuery::new(clauses)), true));
+        }
+        tiers.push((all, false));
+        tiers.push((any, false));
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut out = Vec::new();
+        for (q, exact) in tiers {
+            let q: Box<dyn Query> = match folder {
+                None => q,
+                Some(folder) => {
+                    let filter = TermQuery::new(
+                        Term::from_field_text(f.folder, folder),
+                        IndexRecordOption::Basic,
+                    );
+                    // The folder filter scores 0, so BM25 alone orders the notes.
+                    Box::new(BooleanQuery::new(vec![
+                        (Occur::Must, q),
+                        (
+                            Occur::Must,
+                            Box::new(BoostQuery::new(Box::new(filter), 0.0)),
+                        ),
+                    ]))
+                }
+            };
+            // A few more than needed, so that ties at the cut are broken by path, not by
+            // where the documents sit in the index.
+            let fetch = limit + seen.len() + 16;
+            let top = searcher.search_with_statistics_provider(
+                &*q,
+                &TopDocs::with_limit(fetch).order_by_score(),
+                stats,
+            )?;
+            let mut tier = Vec::with_capacity(top.len());
+            for (score, addr) in top {
+                let doc: TantivyDocument = searcher.doc(addr)?;
+                let path = text_of(&doc, f.path);
+                if !seen.contains(&path) {
+                    tier.push(RankedNote {
+                        title: text_of(&doc, f.title),
+                        path,
+                        score,
+                        exact,
+                    });
+                }
+            }
+            tier.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+            for n in tier {
+                seen.insert(n.path.clone());
+                out.push(n);
+                if out.len() == limit {
+                    return Ok(out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The chunk document of `path` that best matches `query` (chunk statistics); the first
+    /// chunk when none matches (the note matched by its title, path or frontmatter).
+    pub(super) fn best_chunk(
+        &self,
+        searcher: &Searcher,
+        stats: &KindStats<'_>,
+        query: &dyn Query,
+        path: &str,
+    ) -> Result<Option<TantivyDocument>> {
+        let f = &self.fields;
+        let in_note: Box<dyn Query> = Box::new(BoostQuery::new(
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.path, path),
+                IndexRecordOption::Basic,
+            )),
+            0.0,
+        ));
+        let q = BooleanQuery::new(vec![
+            (Occur::Must, query.box_clone()),
+            (Occur::Must, in_note.box_clone()),
+        ]);
+        let top = searcher.search_with_statistics_provider(
+            &q,
+            &TopDocs::with_limit(8).order_by_score(),
+            stats,
+        )?;
+        let mut best: Option<(f32, u64, TantivyDocument)> = None;
+        for (score, addr) in top {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let chunk = u64_of(&doc, f.chunk);
+            if best
+                .as_ref()
+                .is_none_or(|(s, c, _)| score > *s || (score == *s && chunk < *c))
+            {
+                best = Some((score, chunk, doc));
+            }
+        }
+        if let Some((_, _, doc)) = best {
+            return Ok(Some(doc));
+        }
+        let first = BooleanQuery::new(vec![
+            (Occur::Must, in_note),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(f.chunk, 0),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]);
+        match searcher
+            .search(&first, &TopDocs::with_limit(1).order_by_score())?
+            .first()
+        {
+            Some((_, addr)) => Ok(Some(searcher.doc(*addr)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Chunks ranked on their own (every word first, then any), at most `limit`.
+    pub(super) fn chunk_hits(
+        &self,
+        searcher: &Searcher,
+        stats: &KindStats<'_>,
+        words: &str,
+        limit: usize,
+        terms: &HashSet<String>,
+    ) -> Result<Vec<Hit>> {
+        let mut seen: HashSet<(String, u64)> = HashSet::new();
+        let mut hits = Vec::new();
+        for parser in [&self.chunk_all, &self.chunk_any] {
+            let (q, _) = parser.parse_query_lenient(words);
+            let top = searcher.search_with_statistics_provider(
+                &*q,
+                &TopDocs::with_limit(limit + seen.len() + 16).order_by_score(),
+                stats,
+            )?;
+            let mut tier = Vec::with_capacity(top.len());
+            for (score, addr) in top {
+                let doc: TantivyDocument = searcher.doc(addr)?;
+                let mut hit = self.hit_from_chunk(&doc, Some(terms));
+                hit.score = score;
+                if !seen.contains(&(hit.path.clone(), hit.chunk)) {
+                    tier.push(hit);
+                }
+            }
+            tier.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(a.path.cmp(&b.path))
+                    .then(a.chunk.cmp(&b.chunk))
+            });
+            for h in tier {
+                seen.insert((h.path.clone(), h.chunk));
+                hits.push(h);
+                if hits.len() == limit {
+                    return Ok(hits);
+                }
+            }
+        }
+        Ok(hits)
+    }
+}
