@@ -1,0 +1,415 @@
+//! The tools: their schemas and annotations, how each call runs through the caller's scoped
+//! view, and how answers are rendered for a model.
+
+use super::wire::{
+    RpcError, RpcResult, arg_str, arg_usize, invalid_params, req_str, text_result, tool_error,
+};
+use super::{McpServer, SEARCH_TEXT_CAP};
+use serde_json::{Value, json};
+
+use mindex::Caller;
+use mindex::Embedder;
+use mindex::Error;
+use mindex::Hit;
+use mindex::scoped::{MAX_MULTI_GET_NOTES, clip, not_visible};
+use mindex::{DEFAULT_RECALL_LIMIT, MemoryInput};
+use mindex::{MultiGetItem, RecallOptions, WorkInput};
+use mindex::{SubQuery, SubQueryKind};
+
+impl McpServer {
+    pub(super) fn call_tool(&self, name: &str, args: &Value, caller: &Caller) -> RpcResult {
+        let view = self.vault.scoped(caller);
+        match name {
+            "search" | "query" => {
+                let limit = arg_usize(args, "limit", if name == "search" { 5 } else { 10 })?;
+                let found = if name == "search" {
+                    let q = arg_str(args, "query").unwrap_or("").trim();
+                    if q.is_empty() {
+                        return Ok(text_result(
+                            "(search needs a query)".into(),
+                            json!({"results": []}),
+                        ));
+                    }
+                    let model = self.embedder();
+                    view.search(model.as_deref().map(|m| m as &dyn Embedder), q, limit)
+                } else {
+                    let subs = typed_subqueries(args)?;
+                    let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
+                        self.embedder()
+                    } else {
+                        None
+                    };
+                    view.query(model.as_deref().map(|m| m as &dyn Embedder), &subs, limit)
+                };
+                match found {
+                    Ok(r) => {
+                        // Without vectors the ranking is lexical; that is normal, not a notice
+                        // worth repeating. Vectors that miss new chunks are worth knowing.
+                        let notices: Vec<String> = r.notice().into_iter().collect();
+                        let text = render_hits(&r.hits, r.withheld, limit, &notices);
+                        // The hits alone: list ranks counted notes the caller cannot see.
+                        let results: Vec<&Hit> = r.hits.iter().map(|h| &h.hit).collect();
+                        Ok(text_result(
+                            text,
+                            json!({"results": results, "withheld": r.withheld,
+                            "total": r.total, "notices": notices}),
+                        ))
+                    }
+                    Err(e) => Ok(tool_error(format!("search failed: {e}"))),
+                }
+            }
+            "get" => {
+                let spec = req_str(args, "path")?;
+                let line = |k: &str| {
+                    args.get(k)
+                        .and_then(Value::as_u64)
+                        .map(|x| usize::try_from(x).unwrap_or(usize::MAX))
+                };
+                match view.get(spec, line("from_line"), line("max_lines")) {
+                    Ok(n) => {
+                        let text = n.note.text.clone();
+                        Ok(text_result(
+                            text,
+                            serde_json::to_value(&n).unwrap_or_default(),
+                        ))
+                    }
+                    Err(e) => Ok(tool_error(not_found_text(spec, e))),
+                }
+            }
+            "multi_get" => {
+                let pattern = req_str(args, "pattern")?;
+                let max_bytes = args.get("max_bytes").and_then(Value::as_u64);
+                match view.multi_get(pattern, max_bytes) {
+                    Ok(m) => {
+                        let mut text = String::new();
+                        for i in &m.items {
+                            match i {
+                                MultiGetItem::Ok(n) => {
+                                    text.push_str(&format!("==> {} <==\n{}\n\n", n.path, n.text));
+                                }
+                                MultiGetItem::Skipped { path, reason } => {
+                                    text.push_str(&format!("==> {path} <== skipped: {reason}\n\n"));
+                                }
+                            }
+                        }
+                        for u in &m.unmatched {
+                            text.push_str(&format!("({u})\n"));
+                        }
+                        if m.not_listed > 0 {
+                            text.push_str(&format!(
+                                "({} more matching note(s) not listed: over the {MAX_MULTI_GET_NOTES}-note limit of one multi_get; narrow the pattern)\n",
+                                m.not_listed
+                            ));
+                        }
+                        if m.items.is_empty() && m.unmatched.is_empty() {
+                            text.push_str("(no visible notes match)");
+                        }
+                        Ok(text_result(
+                            text,
+                            serde_json::to_value(&m).unwrap_or_default(),
+                        ))
+                    }
+                    Err(e) => Ok(tool_error(e.to_string())),
+                }
+            }
+            "expand" => {
+                let note = req_str(args, "note")?;
+                match view.expand(note) {
+                    Ok(e) => Ok(text_result(
+                        e.to_text(),
+                        serde_json::to_value(&e).unwrap_or_default(),
+                    )),
+                    Err(Error::NoteNotFound { suggestions, .. }) if !suggestions.is_empty() => {
+                        Ok(tool_error(format!(
+                            "No visible note matches \"{}\". Did you mean: {}?",
+                            clip(note),
+                            suggestions.join("; ")
+                        )))
+                    }
+                    Err(e) => Ok(tool_error(not_found_text(note, e))),
+                }
+            }
+            "recall" => {
+                let opts = RecallOptions {
+                    query: arg_str(args, "query")
+                        .map(str::to_string)
+                        .filter(|q| !q.trim().is_empty()),
+                    limit: arg_usize(args, "limit", DEFAULT_RECALL_LIMIT)?,
+                    explain: args.get("explain").and_then(Value::as_bool) == Some(true),
+                };
+                let model = if opts.query.is_some() {
+                    self.embedder()
+                } else {
+                    None
+                };
+                match view.recall(&opts, model.as_deref().map(|m| m as &dyn Embedder)) {
+                    Ok(r) => Ok(text_result(
+                        r.to_text(),
+                        serde_json::to_value(&r).unwrap_or_default(),
+                    )),
+                    Err(e) => Ok(tool_error(e.to_string())),
+                }
+            }
+            "remember" => match view.remember(&MemoryInput::from_json(args)) {
+                Ok(r) => Ok(text_result(
+                    r.message.clone(),
+                    serde_json::to_value(&r).unwrap_or_default(),
+                )),
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
+            "record_work" => match view.record_work(&WorkInput::from_json(args)) {
+                Ok(r) => Ok(text_result(
+                    r.message.clone(),
+                    serde_json::to_value(&r).unwrap_or_default(),
+                )),
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
+            "reason" => {
+                let question = arg_str(args, "question").unwrap_or("");
+                let model = self.embedder();
+                match view.reason(
+                    question,
+                    model.as_deref().map(|m| m as &dyn Embedder),
+                    &self.opts.reason,
+                ) {
+                    Ok(r) if r.ok => Ok(text_result(
+                        r.text.clone(),
+                        serde_json::to_value(&r).unwrap_or_default(),
+                    )),
+                    Ok(r) => Ok(json!({"content": [{"type": "text", "text": r.text}],
+                        "structuredContent": serde_json::to_value(&r).unwrap_or_default(),
+                        "isError": true})),
+                    Err(e) => Ok(tool_error(e.to_string())),
+                }
+            }
+            "health" => match view.health() {
+                Ok(h) => Ok(text_result(
+                    h.to_text(),
+                    serde_json::to_value(&h).unwrap_or_default(),
+                )),
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
+            "status" => match view.status() {
+                Ok(st) => {
+                    let v = serde_json::to_value(&st).unwrap_or_default();
+                    Ok(text_result(
+                        serde_json::to_string_pretty(&v).unwrap_or_default(),
+                        v,
+                    ))
+                }
+                Err(e) => Ok(tool_error(e.to_string())),
+            },
+            other => Err(invalid_params(format!("unknown tool {other}"))),
+        }
+    }
+}
+
+/// A read that reached no visible note, in the one wording whether it is missing or hidden
+/// ([`not_visible`]); any other failure as itself.
+pub(super) fn not_found_text(spec: &str, e: Error) -> String {
+    match e {
+        Error::NoteNotFound { .. } => not_visible(spec),
+        Error::InvalidArgument { detail, .. } => detail,
+        other => other.to_string(),
+    }
+}
+
+/// Typed sub-queries of the `query` tool: `searches: [{type: lex|vec, query}]`, or a plain
+/// `query` string (a lexical and a vector sub-query).
+pub(super) fn typed_subqueries(args: &Value) -> Result<Vec<SubQuery>, RpcError> {
+    if let Some(list) = args.get("searches") {
+        let items = list
+            .as_array()
+            .ok_or_else(|| invalid_params("`searches` must be an array of {type, query}"))?;
+        let mut subs = Vec::new();
+        for (i, it) in items.iter().enumerate() {
+            let text = it
+                .get("query")
+                .and_then(Value::as_str)
+                .filter(|q| !q.trim().is_empty())
+                .ok_or_else(|| {
+                    invalid_params(format!("searches[{i}].query must be a non-empty string"))
+                })?;
+            match it.get("type").and_then(Value::as_str) {
+                Some("lex") => subs.push(SubQuery::lex(text)),
+                Some("vec") => subs.push(SubQuery::vec(text)),
+                other => {
+                    return Err(invalid_params(format!(
+                        "searches[{i}].type must be \"lex\" or \"vec\", got {}",
+                        other.map_or("nothing".to_string(), |o| format!("{o:?}"))
+                    )));
+                }
+            }
+        }
+        if subs.is_empty() {
+            return Err(invalid_params("`searches` is empty"));
+        }
+        return Ok(subs);
+    }
+    match arg_str(args, "query")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+    {
+        Some(q) => Ok(SubQuery::hybrid(q)),
+        None => Err(invalid_params(
+            "give `searches` (typed sub-queries) or `query`",
+        )),
+    }
+}
+
+/// What each retriever scored a hit: `bm25 6.3`, `cosine 0.32` (not ranks: those count notes
+/// the caller may not see).
+pub(super) fn stage_scores(h: &mindex::QueryHit) -> String {
+    let Some(e) = &h.explain else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for kind in [SubQueryKind::Lex, SubQueryKind::Vec] {
+        let best = e
+            .sources
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.score)
+            .fold(None, |m: Option<f32>, x| Some(m.map_or(x, |m| m.max(x))));
+        if let Some(x) = best.filter(|x| x.is_finite()) {
+            parts.push(match kind {
+                SubQueryKind::Lex => format!("bm25 {x:.1}"),
+                _ => format!("cosine {x:.2}"),
+            });
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    }
+}
+
+pub(super) fn render_hits(
+    hits: &[mindex::QueryHit],
+    withheld: usize,
+    limit: usize,
+    notices: &[String],
+) -> String {
+    let mut s = String::new();
+    for n in notices {
+        s.push_str(&format!("({n})\n\n"));
+    }
+    if hits.is_empty() || limit == 0 {
+        if withheld > 0 {
+            s.push_str(&format!(
+                "(no results visible to this repo; {withheld} match(es) withheld as out of scope)"
+            ));
+        } else {
+            s.push_str("(no results)");
+        }
+        return s;
+    }
+    let parts: Vec<String> = hits
+        .iter()
+        .enumerate()
+        .map(|(i, qh)| {
+            let h = &qh.hit;
+            let snippet: String = h
+                .snippet
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(700)
+                .collect();
+            let score = if h.score.is_finite() { h.score } else { 0.0 };
+            format!(
+                "[{}] {}:{}  (relevance {:.2}{}{})\n    {}\n    {}",
+                i + 1,
+                h.path,
+                h.line,
+                score.clamp(0.0, 1.0),
+                stage_scores(qh),
+                if h.exact { "; exact match" } else { "" },
+                h.title,
+                snippet
+            )
+        })
+        .collect();
+    let body = parts.join("\n\n");
+    s.push_str(&body.chars().take(SEARCH_TEXT_CAP).collect::<String>());
+    if withheld > 0 {
+        s.push_str(&format!(
+            "\n\n({withheld} further match(es) withheld: outside this repo's scope)"
+        ));
+    }
+    s
+}
+
+pub(super) fn annotations(title: &str, read_only: bool) -> Value {
+    json!({"title": title, "readOnlyHint": read_only, "destructiveHint": false,
+           "idempotentHint": read_only, "openWorldHint": false})
+}
+
+/// The tool list with input schemas and annotations.
+pub fn tools() -> Vec<Value> {
+    let s = |d: &str| json!({"type": "string", "description": d});
+    let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
+    vec![
+        json!({"name": "search", "description": "Search the vault (hybrid BM25 + vectors when available). Returns the best chunk of each visible note with path, line, relevance (0-1; 1 = first in every ranking; \"exact match\" when the note holds the identifier or ticket id asked for) and a snippet.",
+            "inputSchema": {"type": "object", "properties": {"query": s("What to look for, in plain words"),
+                "limit": {"type": "number", "default": 5, "description": "Hits to return"}}, "required": ["query"]},
+            "annotations": annotations("Search the vault", true)}),
+        json!({"name": "query", "description": "Search with typed sub-queries: lexical (exact words, names, identifiers) and vector (meaning), fused by reciprocal rank fusion.",
+            "inputSchema": {"type": "object", "properties": {
+                "searches": {"type": "array", "items": {"type": "object", "properties": {
+                    "type": {"type": "string", "enum": ["lex", "vec"]}, "query": {"type": "string"}},
+                    "required": ["type", "query"]}, "description": "Typed sub-queries"},
+                "query": s("Shorthand: one lex and one vec sub-query"),
+                "limit": {"type": "number", "default": 10}}},
+            "annotations": annotations("Query with typed sub-queries", true)}),
+        json!({"name": "get", "description": "Read a visible note (path, path without .md, or unique title), optionally a line range.",
+            "inputSchema": {"type": "object", "properties": {"path": s("Vault-relative path or note title"),
+                "from_line": {"type": "number"}, "max_lines": {"type": "number"}}, "required": ["path"]},
+            "annotations": annotations("Read a note", true)}),
+        json!({"name": "multi_get", "description": "Read every visible note matching comma-separated globs or names.",
+            "inputSchema": {"type": "object", "properties": {"pattern": s("e.g. 'brain/*.md, Key Decisions'"),
+                "max_bytes": {"type": "number"}}, "required": ["pattern"]},
+            "annotations": annotations("Read several notes", true)}),
+        json!({"name": "expand", "description": "A note's neighbourhood: the visible notes it links to and that link to it.",
+            "inputSchema": {"type": "object", "properties": {"note": s("Title, path or vault:// URI")}, "required": ["note"]},
+            "annotations": annotations("Expand a note's links", true)}),
+        json!({"name": "recall", "description": "Durable lessons (memories) scoped to this repository, best first; ordered by the query when given.",
+            "inputSchema": {"type": "object", "properties": {"query": s("Optional: order by relevance to this"),
+                "limit": {"type": "number", "default": 20}, "explain": {"type": "boolean", "default": false}}},
+            "annotations": annotations("Recall memories", true)}),
+        json!({"name": "remember", "description": "Record a durable lesson as a scoped memory. Refused when it nearly duplicates one, reaches nobody, or looks like a transcript.",
+            "inputSchema": {"type": "object", "properties": {
+                "title": s("One line naming the lesson"), "body": s("The lesson and why it holds (40+ chars)"),
+                "confidence": {"type": "string", "enum": ["verified", "inferred", "unverified"]},
+                "verification": s("How it was checked"),
+                "scope": {"type": "string", "enum": ["general", "platform", "project"]},
+                "generality": s("Why a general lesson holds everywhere"),
+                "projects": list("Projects it reaches"), "platforms": list("Platforms it reaches"),
+                "links": list("Notes to list under Related"), "supersedes": list("Exact titles of memories this corrects"),
+                "force": {"type": "boolean", "default": false}, "dry_run": {"type": "boolean", "default": false}},
+                "required": ["title", "body", "confidence"]},
+            "annotations": annotations("Remember a lesson", false)}),
+        json!({"name": "record_work", "description": "File a note about work done (or a decision record) in the vault.",
+            "inputSchema": {"type": "object", "properties": {
+                "title": s("Title"), "summary": s("What was done"),
+                "changes": list("What changed"), "decisions": list("Decisions made"), "learned": list("What was learned"),
+                "open": list("What is still open"), "informed_by": list("Notes that informed it"),
+                "verification": s("How it was verified"), "folder": s("Folder inside an exposed root"),
+                "kind": {"type": "string", "enum": ["note", "decision"], "default": "note"},
+                "dry_run": {"type": "boolean", "default": false}},
+                "required": ["title", "summary"]},
+            "annotations": annotations("Record work done", false)}),
+        json!({"name": "reason", "description": "Answer a question that needs reading across notes: runs a read-only agent session over the exposed vault (minutes, not seconds), seeded with search evidence. Refuses by name when it times out or ends early; never returns a partial answer.",
+            "inputSchema": {"type": "object", "properties": {"question": s("The question, in full")}, "required": ["question"]},
+            "annotations": {"title": "Reason over the vault", "readOnlyHint": false, "destructiveHint": false,
+                "idempotentHint": false, "openWorldHint": true}}),
+        json!({"name": "health", "description": "What this session sees of the vault: caller, memory store, exposed roots, index; warnings for anything that degrades retrieval.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": annotations("Vault health", true)}),
+        json!({"name": "status", "description": "What is indexed, what the last update did, and what changed on disk since.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": annotations("Index status", true)}),
+    ]
+}
