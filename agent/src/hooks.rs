@@ -294,12 +294,7 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> Option<String> {
     )
 }
 
-/// Whether a file name ends in `.md`, case-insensitively.
-pub(crate) fn is_md(name: &str) -> bool {
-    name.len() > 3
-        && name.is_char_boundary(name.len() - 3)
-        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
-}
+pub(crate) use mindex::markdown::is_markdown_name as is_md;
 
 /// `text` without control characters (C0, DEL, C1: ESC, BEL, carriage returns, …), newlines
 /// and tabs kept: what a hook prints comes from files anyone could have written, and must not

@@ -34,6 +34,85 @@ pub const AUDIT_LIST_ITEMS: usize = 32;
 /// Keys the log writes itself; a detail with one of these names is dropped.
 const RESERVED: [&str; 3] = ["action", "caller", "at"];
 
+/// What an audit line records: every action an agent surface can take, one name each (the
+/// `action` field of the line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AuditAction {
+    /// A `search` (hybrid, or lexical without a model): `search`.
+    Search,
+    /// A `query` of typed sub-queries: `query`.
+    Query,
+    /// A note read with `get`: `get`.
+    Get,
+    /// Notes read with `multi_get`: `multi_get`.
+    MultiGet,
+    /// The resource list: `resources_list`.
+    ResourcesList,
+    /// A note read as a resource: `resource_read`.
+    ResourceRead,
+    /// A read that reached no visible note (missing or hidden alike): `resource_denied`.
+    ResourceDenied,
+    /// An `expand` of a note's neighbourhood: `expand`.
+    Expand,
+    /// The index status: `status`.
+    Status,
+    /// The session's health: `health`.
+    Health,
+    /// Memories recalled: `recall`.
+    Recall,
+    /// A memory recorded: `remember`.
+    Remember,
+    /// A work note recorded: `record_work`.
+    RecordWork,
+    /// A reasoning session: `reason`.
+    Reason,
+    /// A write refused, with why: `refused`.
+    Refused,
+}
+
+impl AuditAction {
+    /// Every action.
+    pub const ALL: &'static [AuditAction] = &[
+        AuditAction::Search,
+        AuditAction::Query,
+        AuditAction::Get,
+        AuditAction::MultiGet,
+        AuditAction::ResourcesList,
+        AuditAction::ResourceRead,
+        AuditAction::ResourceDenied,
+        AuditAction::Expand,
+        AuditAction::Status,
+        AuditAction::Health,
+        AuditAction::Recall,
+        AuditAction::Remember,
+        AuditAction::RecordWork,
+        AuditAction::Reason,
+        AuditAction::Refused,
+    ];
+
+    /// The name written in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Search => "search",
+            AuditAction::Query => "query",
+            AuditAction::Get => "get",
+            AuditAction::MultiGet => "multi_get",
+            AuditAction::ResourcesList => "resources_list",
+            AuditAction::ResourceRead => "resource_read",
+            AuditAction::ResourceDenied => "resource_denied",
+            AuditAction::Expand => "expand",
+            AuditAction::Status => "status",
+            AuditAction::Health => "health",
+            AuditAction::Recall => "recall",
+            AuditAction::Remember => "remember",
+            AuditAction::RecordWork => "record_work",
+            AuditAction::Reason => "reason",
+            AuditAction::Refused => "refused",
+        }
+    }
+}
+
 /// An append-only JSON-lines audit log with [`AUDIT_GENERATIONS`] rotated generations.
 #[derive(Debug, Clone)]
 pub struct AuditLog {
@@ -81,8 +160,8 @@ impl AuditLog {
     /// The line goes out in one `write_all` on a file opened for appending, so lines from
     /// concurrent processes do not interleave. The parent folder is created when missing. Any
     /// error is swallowed.
-    pub fn append(&self, action: &str, caller: Option<&str>, details: Value) {
-        let line = render_line(action, caller, details, &iso_utc_now());
+    pub fn append(&self, action: AuditAction, caller: Option<&str>, details: Value) {
+        let line = render_line(action.as_str(), caller, details, &iso_utc_now());
         let _ = self.write_line(line.as_bytes());
     }
 
@@ -231,11 +310,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path().join(".mindex/audit.jsonl"));
         log.append(
-            "search",
+            AuditAction::Search,
             Some("atlas"),
             json!({"query": "deploy", "hits": 3}),
         );
-        log.append("expand", None, json!({"path": "brain/x.md"}));
+        log.append(AuditAction::Expand, None, json!({"path": "brain/x.md"}));
         let got = lines(log.path());
         assert_eq!(got.len(), 2);
         assert_eq!(got[0]["action"], "search");
@@ -253,7 +332,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path().join("audit.jsonl"));
         log.append(
-            "remember",
+            AuditAction::Remember,
             None,
             json!({"action": "forged", "caller": "admin", "at": "1999", "zeta": 1}),
         );
@@ -274,9 +353,13 @@ mod tests {
     fn non_object_details_go_under_detail() {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path().join("audit.jsonl"));
-        log.append("reason", Some("p"), json!("a note\nwith a newline"));
-        log.append("reason", Some("p"), json!([1, 2]));
-        log.append("reason", Some("p"), Value::Null);
+        log.append(
+            AuditAction::Reason,
+            Some("p"),
+            json!("a note\nwith a newline"),
+        );
+        log.append(AuditAction::Reason, Some("p"), json!([1, 2]));
+        log.append(AuditAction::Reason, Some("p"), Value::Null);
         let got = lines(log.path());
         assert_eq!(got.len(), 3);
         assert_eq!(got[0]["detail"], "a note\nwith a newline");
@@ -291,7 +374,7 @@ mod tests {
         let log = AuditLog::new(index.join("audit.jsonl"));
         assert_eq!(log.path(), index.join("audit.jsonl"));
         assert!(!index.exists());
-        log.append("search", None, json!({}));
+        log.append(AuditAction::Search, None, json!({}));
         assert!(log.path().is_file());
         assert!(!log.rotated_path().exists());
     }
@@ -303,12 +386,12 @@ mod tests {
         fs::write(&file, "x").unwrap();
         // The parent is a file: neither mkdir -p nor open can succeed, even as root.
         let log = AuditLog::new(file.join("sub/audit.jsonl"));
-        log.append("search", Some("p"), json!({"q": 1}));
+        log.append(AuditAction::Search, Some("p"), json!({"q": 1}));
         assert_eq!(fs::read_to_string(&file).unwrap(), "x");
         // The log path is itself a folder.
         let folder = dir.path().join("folder.jsonl");
         fs::create_dir(&folder).unwrap();
-        AuditLog::with_rotate_bytes(folder.clone(), 1).append("search", None, json!({}));
+        AuditLog::with_rotate_bytes(folder.clone(), 1).append(AuditAction::Search, None, json!({}));
         assert!(folder.is_dir());
     }
 
@@ -317,7 +400,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::with_rotate_bytes(dir.path().join("audit.jsonl"), 400);
         for i in 0..200 {
-            log.append("search", Some("p"), json!({"i": i, "pad": "x".repeat(40)}));
+            log.append(
+                AuditAction::Search,
+                Some("p"),
+                json!({"i": i, "pad": "x".repeat(40)}),
+            );
             let live = fs::metadata(log.path()).unwrap().len();
             // At most one line past the cap.
             assert!(live < 400 + 200, "live log grew to {live}");
@@ -344,11 +431,15 @@ mod tests {
     fn huge_fields_are_capped_and_cannot_flush_the_history() {
         let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path().join("audit.jsonl"));
-        log.append("search", Some("p"), json!({"query": "first entry"}));
+        log.append(
+            AuditAction::Search,
+            Some("p"),
+            json!({"query": "first entry"}),
+        );
         // Two reads with a 6 MB URI once erased every earlier entry.
         let uri = format!("vault://note/{}", "a".repeat(6_000_000));
         for _ in 0..2 {
-            log.append("resource_denied", Some("p"), json!({"uri": uri}));
+            log.append(AuditAction::ResourceDenied, Some("p"), json!({"uri": uri}));
         }
         let got = lines(log.path());
         assert_eq!(got.len(), 3, "no rotation: the lines are small");
@@ -369,7 +460,8 @@ mod tests {
         let mut details = json!({"nested": {"deep": [long.clone()]},
                                  "list": (0..100).collect::<Vec<_>>()});
         details[long.as_str()] = json!(1);
-        log.append(&long, Some(&long), details);
+        log.write_line(render_line(&long, Some(&long), details, &iso_utc_now()).as_bytes())
+            .unwrap();
         let last = lines(log.path()).pop().unwrap();
         let text = last.to_string();
         assert!(text.len() < 4 * 1024, "{} bytes", text.len());
@@ -403,6 +495,18 @@ mod tests {
     }
 
     #[test]
+    fn every_action_has_one_snake_case_name() {
+        let names: std::collections::HashSet<&str> =
+            AuditAction::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(names.len(), AuditAction::ALL.len());
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        );
+    }
+
+    #[test]
     fn concurrent_appends_never_interleave() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("audit.jsonl");
@@ -413,7 +517,7 @@ mod tests {
                     let log = AuditLog::new(path);
                     for i in 0..50 {
                         log.append(
-                            "search",
+                            AuditAction::Search,
                             Some("p"),
                             json!({"t": t, "i": i, "pad": "y".repeat(300)}),
                         );

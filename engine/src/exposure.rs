@@ -227,6 +227,15 @@ impl Exposure {
         !name.is_empty() && self.never_expose.contains(&name)
     }
 
+    /// Whether a file is withheld from every agent, the vault's own session included (the
+    /// hooks' briefing and Stop report): a never-exposed name, or a markdown note marked
+    /// private. Unlike [`Exposure::may_read`], the exposed roots do not matter here.
+    pub fn withheld_from_agents(&self, rel: &str) -> bool {
+        self.is_never_exposed(rel)
+            || (crate::markdown::is_markdown_name(last_segment(rel))
+                && note_is_private(&self.vault_root.join(rel)))
+    }
+
     /// Checks all five conditions for a vault-relative path and returns the note's real
     /// (symlink-resolved) absolute path.
     ///
@@ -297,7 +306,7 @@ impl Exposure {
     fn check(&self, rel: &str, reals: &RealPaths) -> Result<PathBuf, Denied> {
         let segs = rel_segments(rel)?;
         let name = *segs.last().ok_or(Denied::Missing)?;
-        if !is_markdown_name(name) {
+        if !crate::markdown::is_markdown_name(name) {
             return Err(Denied::NotMarkdown);
         }
         if self.under_memory_root(&segs) {
@@ -329,7 +338,7 @@ impl Exposure {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if !is_markdown_name(&real_name) {
+        if !crate::markdown::is_markdown_name(&real_name) {
             return Err(Denied::NotMarkdown);
         }
         if self.is_never_exposed(&real_name) {
@@ -659,12 +668,6 @@ fn last_segment(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-fn is_markdown_name(name: &str) -> bool {
-    name.len() > 3
-        && name.is_char_boundary(name.len() - 3)
-        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
-}
-
 fn is_glob(seg: &str) -> bool {
     seg.contains(['*', '?', '[', ']', '{', '}'])
 }
@@ -757,7 +760,7 @@ fn walk_root(
                 if depth < max_depth {
                     stack.push((path, rel, depth + 1));
                 }
-            } else if is_file && is_markdown_name(name) {
+            } else if is_file && crate::markdown::is_markdown_name(name) {
                 found(rel);
             }
         }
@@ -801,7 +804,8 @@ fn walk_markdown(
                 if depth < max_depth && go(&path, &rel, depth + 1, max_depth, visit) {
                     return true;
                 }
-            } else if ft.is_file() && is_markdown_name(&name) && visit(&rel, &path) {
+            } else if ft.is_file() && crate::markdown::is_markdown_name(&name) && visit(&rel, &path)
+            {
                 return true;
             }
         }

@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+pub mod atomic;
 mod audit;
 mod chunk;
 mod embed;
@@ -53,7 +54,7 @@ mod vector;
 mod walk;
 mod watch;
 
-pub use audit::AuditLog;
+pub use audit::{AuditAction, AuditLog};
 pub use chunk::{Chunk, ChunkOptions, chunk_note};
 pub use embed::{BertEmbedder, DEFAULT_MODEL, Embedder, Precision, model_dir, models_home};
 pub use error::{Error, ErrorCode, Result};

@@ -40,6 +40,13 @@ pub fn body(text: &str) -> &str {
     }
 }
 
+/// Whether a file name (or path) ends in `.md`, in any case: what counts as a note.
+pub fn is_markdown_name(name: &str) -> bool {
+    name.len() > 3
+        && name.is_char_boundary(name.len() - 3)
+        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+}
+
 /// Whether the note at `path` is private (its frontmatter says so), as every surface judges it.
 pub fn note_is_private(path: &Path) -> bool {
     crate::exposure::note_is_private(path)

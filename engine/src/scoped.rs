@@ -21,7 +21,7 @@ use std::sync::{Arc, LazyLock};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::audit::AuditLog;
+use crate::audit::{AuditAction, AuditLog};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::exposure::{Exposure, OpenedNote, VisibleFile, open_visible};
@@ -276,7 +276,7 @@ impl<'v> Scoped<'v> {
             Ok(opened) => {
                 let note = agent_note(&opened, from_line, max_lines);
                 self.log().append(
-                    "get",
+                    AuditAction::Get,
                     self.who(),
                     json!({"path": note.note.path, "truncated": note.truncated}),
                 );
@@ -284,7 +284,7 @@ impl<'v> Scoped<'v> {
             }
             Err(e) => {
                 self.log().append(
-                    "resource_denied",
+                    AuditAction::ResourceDenied,
                     self.who(),
                     json!({"uri": spec, "tool": "get"}),
                 );
@@ -310,7 +310,7 @@ impl<'v> Scoped<'v> {
             Ok(o) => o,
             Err(e) => {
                 self.log()
-                    .append("resource_denied", self.who(), json!({"uri": uri}));
+                    .append(AuditAction::ResourceDenied, self.who(), json!({"uri": uri}));
                 return Err(e);
             }
         };
@@ -322,7 +322,8 @@ impl<'v> Scoped<'v> {
         if opened.truncated {
             detail["truncated"] = json!(true);
         }
-        self.log().append("resource_read", self.who(), detail);
+        self.log()
+            .append(AuditAction::ResourceRead, self.who(), detail);
         Ok((canonical, agent_note(&opened, None, None)))
     }
 
@@ -408,7 +409,7 @@ impl<'v> Scoped<'v> {
             items.push(MultiGetItem::Ok(agent_note(&opened, None, None).note));
         }
         self.log().append(
-            "multi_get",
+            AuditAction::MultiGet,
             self.who(),
             json!({"pattern": patterns, "returned": items.len()}),
         );
@@ -444,7 +445,7 @@ impl<'v> Scoped<'v> {
             })
             .collect();
         self.log().append(
-            "resources_list",
+            AuditAction::ResourcesList,
             self.who(),
             json!({"listed": listed.len()}),
         );
@@ -458,7 +459,7 @@ impl<'v> Scoped<'v> {
         text: &str,
         limit: usize,
     ) -> Result<ScopedHits> {
-        self.run("search", model, &SubQuery::hybrid(text), limit)
+        self.run(AuditAction::Search, model, &SubQuery::hybrid(text), limit)
     }
 
     /// Typed sub-queries, audited as `query`: ranked over the whole index, then only hits in
@@ -469,12 +470,12 @@ impl<'v> Scoped<'v> {
         subs: &[SubQuery],
         limit: usize,
     ) -> Result<ScopedHits> {
-        self.run("query", model, subs, limit)
+        self.run(AuditAction::Query, model, subs, limit)
     }
 
     fn run(
         &self,
-        tool: &str,
+        action: AuditAction,
         model: Option<&dyn Embedder>,
         subs: &[SubQuery],
         limit: usize,
@@ -488,7 +489,7 @@ impl<'v> Scoped<'v> {
             }
         }
         self.log().append(
-            tool,
+            action,
             self.who(),
             json!({"query": texts.join(" | "), "withheld": r.withheld,
                    "total": r.total, "returned": r.hits.len()}),
@@ -510,7 +511,7 @@ impl<'v> Scoped<'v> {
             Ok(e) => json!({"note": note, "found": e.path, "hidden": e.links_out_hidden}),
             Err(_) => json!({"note": note, "found": null}),
         };
-        self.log().append("expand", self.who(), found);
+        self.log().append(AuditAction::Expand, self.who(), found);
         r
     }
 
@@ -666,7 +667,7 @@ impl<'v> Scoped<'v> {
             note: "Only notes this session may read are named; removed notes, memory files and notes outside the exposed roots are counted in not_shown.",
         };
         self.log().append(
-            "status",
+            AuditAction::Status,
             self.who(),
             json!({"not_shown": not_shown, "notes": st.notes}),
         );
@@ -682,7 +683,8 @@ impl<'v> Scoped<'v> {
         h.caller.dir = None;
         h.warnings = h.warnings.iter().map(|w| self.scrub(w)).collect();
         h.notes = h.notes.iter().map(|w| self.scrub(w)).collect();
-        self.log().append("health", self.who(), json!({"ok": h.ok}));
+        self.log()
+            .append(AuditAction::Health, self.who(), json!({"ok": h.ok}));
         Ok(h)
     }
 

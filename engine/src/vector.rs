@@ -21,7 +21,6 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::state::write_atomic;
 
 mod hnsw;
 use hnsw::Ann;
@@ -378,7 +377,7 @@ impl VectorWriter {
     fn publish(&self) -> Result<()> {
         let bytes =
             serde_json::to_vec(&self.meta).map_err(|e| Error::invalid("meta", e.to_string()))?;
-        write_atomic(&self.dir, &self.dir.join("meta.json"), &bytes)
+        crate::atomic::write_replace(&self.dir.join("meta.json"), &bytes)
     }
 
     /// Removes files of other generations and of graphs not in use.

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::{is_md, strip_controls, strip_md};
 use mindex::Manifest;
-use mindex::markdown::{frontmatter_str, note_is_private, promotion_marker, read_head};
+use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
 use mindex::{Exposure, discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
@@ -104,10 +104,7 @@ impl Tree {
         let hidden: Vec<bool> = tree
             .files
             .par_iter()
-            .map(|f| {
-                ex.is_never_exposed(&f.rel)
-                    || (is_md(&f.rel) && note_is_private(&root.join(&f.rel)))
-            })
+            .map(|f| ex.withheld_from_agents(&f.rel))
             .collect();
         let mut i = 0;
         tree.files.retain(|_| {

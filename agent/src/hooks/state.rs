@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -141,13 +140,9 @@ impl SessionState {
 
 /// Writes `bytes` to `path` through a temp file in the same folder and a rename, so readers see
 /// the old or the new file. Not fsynced: hook state is a convenience, not data.
+/// [`mindex::atomic::write_replace`], as the hooks' I/O result.
 pub(crate) fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    mindex::atomic::write_replace(path, bytes).map_err(std::io::Error::other)
 }
 
 pub(crate) fn unix_ms(t: SystemTime) -> i64 {

@@ -333,7 +333,7 @@ impl Vault {
             q
         };
         self.audit_log().append(
-            "reason",
+            crate::audit::AuditAction::Reason,
             caller.project.as_deref(),
             json!({
                 "question": q,

@@ -153,8 +153,11 @@ impl Vault {
                 detail["promoted_omitted"] = json!(promoted.len() - 25);
             }
         }
-        self.audit_log()
-            .append("recall", caller.project.as_deref(), detail);
+        self.audit_log().append(
+            crate::audit::AuditAction::Recall,
+            caller.project.as_deref(),
+            detail,
+        );
         Ok(Recall {
             caller: caller.project.clone(),
             memories,

@@ -95,7 +95,7 @@ impl Vault {
         let who = caller.project.as_deref();
         if caller.is_vault {
             log.append(
-                "refused",
+                crate::audit::AuditAction::Refused,
                 who,
                 json!({"tool": "remember", "reason": "session is the vault itself"}),
             );
@@ -108,7 +108,7 @@ impl Vault {
         let too_big = crate::memory::size_errors(input);
         if !too_big.is_empty() {
             log.append(
-                "refused",
+                crate::audit::AuditAction::Refused,
                 who,
                 json!({"tool": "remember", "reason": "size", "errors": too_big.len()}),
             );
@@ -143,7 +143,7 @@ impl Vault {
                 .map(|(k, _)| *k)
                 .collect();
             log.append(
-                "refused",
+                crate::audit::AuditAction::Refused,
                 who,
                 json!({"tool": "remember", "reason": "tool-call markup", "field": hit.field,
                        "offset": hit.offset, "trailing": hit.trailing}),
@@ -176,7 +176,7 @@ impl Vault {
             Ok(v) => v,
             Err(errors) => {
                 log.append(
-                    "refused",
+                    crate::audit::AuditAction::Refused,
                     who,
                     json!({"tool": "remember", "reason": "validation", "errors": errors.len()}),
                 );
@@ -269,7 +269,7 @@ impl Vault {
         out.recorded = true;
         out.path = Some(rel.clone());
         log.append(
-            "remember",
+            crate::audit::AuditAction::Remember,
             who,
             json!({"rel": rel, "scope": v.scope.as_str(), "projects": v.projects, "indexed": out.indexed}),
         );

@@ -194,7 +194,7 @@ pub(super) fn record_work(
             .copied()
             .unwrap_or(("", 0));
         log.append(
-            "refused",
+            crate::audit::AuditAction::Refused,
             who,
             json!({"tool": "record_work", "reason": "size", "bytes": total, "field": field}),
         );
@@ -217,7 +217,7 @@ pub(super) fn record_work(
     if let Some(hit) = text::find_markup(&fields) {
         let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         log.append(
-            "refused",
+            crate::audit::AuditAction::Refused,
             who,
             json!({"tool": "record_work", "reason": "tool-call markup", "field": hit.field,
                    "offset": hit.offset, "trailing": hit.trailing}),
@@ -359,7 +359,7 @@ pub(super) fn record_work(
     let not_indexed = vault.index_written(std::slice::from_ref(&rel), &rel).err();
     let indexed = not_indexed.is_none();
     log.append(
-        "record_work",
+        crate::audit::AuditAction::RecordWork,
         who,
         json!({"path": rel, "routed": route, "indexed": indexed}),
     );
