@@ -578,7 +578,7 @@ impl McpServer {
 mod tests {
     use super::*;
     use mindex::note_uri;
-    use mindex::scoped::{MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
+    use mindex::scoped::{AGENT_PAGE_BYTES, MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
     use std::sync::mpsc;
 
     fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
@@ -1238,23 +1238,62 @@ mod tests {
         let text = m["result"]["contents"][0]["text"].as_str().unwrap();
         assert!(text.len() < MAX_READ_BYTES + 300, "{}", text.len());
         assert!(text.contains(TRUNCATED_MARKER) && text.contains(&big.len().to_string()));
+        // `get` serves a page of whole lines, says where to continue, and carries the text once.
         let m = tool(&s, &rx, "get", json!({"path": "brain/Big.md"}));
         let text = m["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.len() < MAX_READ_BYTES + 300, "{}", text.len());
-        assert!(text.contains(TRUNCATED_MARKER));
-        assert_eq!(m["result"]["structuredContent"]["truncated"], true);
-        assert_eq!(m["result"]["structuredContent"]["bytes"], big.len());
+        assert!(text.len() < AGENT_PAGE_BYTES + 300, "{}", text.len());
+        let st = &m["result"]["structuredContent"];
+        assert!(st.get("text").is_none(), "the text once: {st}");
+        assert_eq!(st["truncated"], true);
+        assert_eq!(st["bytes"], big.len());
+        let next_line = st["next_from_line"].as_u64().unwrap();
+        assert_eq!(next_line, st["line_end"].as_u64().unwrap() + 1);
+        assert!(text.ends_with(&format!(
+            "call get with from_line={next_line} for the rest]"
+        )));
+        // Once, not twice: the whole JSON answer is the page plus escaping and metadata.
+        assert!(
+            m.to_string().len() < AGENT_PAGE_BYTES + 4_000,
+            "{}",
+            m.to_string().len()
+        );
+        // The next page starts where the first stopped; the last page of the 1 MiB read says the
+        // rest of the file is not served.
+        let m = tool(
+            &s,
+            &rx,
+            "get",
+            json!({"path": "brain/Big.md", "from_line": next_line}),
+        );
+        assert_eq!(
+            m["result"]["structuredContent"]["line_start"].as_u64(),
+            Some(next_line)
+        );
+        let total = m["result"]["structuredContent"]["total_lines"]
+            .as_u64()
+            .unwrap();
+        let m = tool(
+            &s,
+            &rx,
+            "get",
+            json!({"path": "brain/Big.md", "from_line": total - 5}),
+        );
+        let text = m["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(TRUNCATED_MARKER), "{text}");
+        assert!(m["result"]["structuredContent"]["next_from_line"].is_null());
+        // `multi_get`: one page per note, 64 KiB in all, the rest skipped to be read with get.
         let m = tool(&s, &rx, "multi_get", json!({"pattern": "brain/Half*.md"}));
         let items = m["result"]["structuredContent"]["items"]
             .as_array()
             .unwrap();
         assert_eq!(items.len(), 3);
-        let served: usize = items
-            .iter()
-            .filter(|i| i["status"] == "ok")
-            .map(|i| i["text"].as_str().unwrap().len())
-            .sum();
-        assert!(served <= MAX_MULTI_GET_BYTES + 1000, "{served}");
+        assert!(
+            items.iter().all(|i| i.get("text").is_none()),
+            "the text once"
+        );
+        let text = m["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() <= MAX_MULTI_GET_BYTES + 1000, "{}", text.len());
+        assert!(text.contains("call get with from_line="), "{text}");
         assert!(items.iter().any(|i| i["status"] == "skipped"
             && i["reason"].as_str().unwrap().contains("multi_get limit")));
     }

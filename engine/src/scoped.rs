@@ -39,8 +39,13 @@ use crate::vault::{
 /// The most bytes of one note served to an agent; a larger note is served up to here and marked
 /// truncated ([`TRUNCATED_MARKER`]).
 pub const MAX_READ_BYTES: usize = 1024 * 1024;
-/// The most note text one `multi_get` serves in all.
-pub const MAX_MULTI_GET_BYTES: usize = 2 * 1024 * 1024;
+/// The most note text one `get` serves: a longer note (or line range) is served a page at a
+/// time, whole lines, with the line to continue from ([`AgentNote::next_from_line`]). A page
+/// holds a few thousand words, a fair share of a model's context.
+pub const AGENT_PAGE_BYTES: usize = 32 * 1024;
+/// The most note text one `multi_get` serves in all (each note also at most one page); notes
+/// past it are listed as skipped, to be read with `get`.
+pub const MAX_MULTI_GET_BYTES: usize = 64 * 1024;
 /// The most notes one `multi_get` lists.
 pub const MAX_MULTI_GET_NOTES: usize = 200;
 /// How the line appended to a truncated read starts.
@@ -56,6 +61,9 @@ pub struct AgentNote {
     pub truncated: bool,
     /// The file's size in bytes.
     pub bytes: u64,
+    /// Where the next page starts, when this one stopped before the lines asked for
+    /// ([`AGENT_PAGE_BYTES`]): pass it as `from_line` to continue.
+    pub next_from_line: Option<usize>,
 }
 
 /// What [`Scoped::multi_get`] served.
@@ -259,8 +267,9 @@ impl<'v> Scoped<'v> {
         )
     }
 
-    /// Reads a visible note (all of it, or `max_lines` lines from `from_line`, 1-based), at most
-    /// [`MAX_READ_BYTES`] of it. Audited as `get`; a name that reaches no visible note is audited
+    /// Reads a visible note (all of it, or `max_lines` lines from `from_line`, 1-based), a page
+    /// of at most [`AGENT_PAGE_BYTES`] at a time (see [`AgentNote::next_from_line`]), from at
+    /// most the first [`MAX_READ_BYTES`] of the file. Audited as `get`; a name that reaches no visible note is audited
     /// as `resource_denied` and answered [`Error::NoteNotFound`] (render it with
     /// [`not_visible`]).
     pub fn get(
@@ -274,7 +283,7 @@ impl<'v> Scoped<'v> {
             .and_then(|rel| self.open(&rel, spec).map_err(Error::from));
         match read {
             Ok(opened) => {
-                let note = agent_note(&opened, from_line, max_lines);
+                let note = agent_note(&opened, from_line, max_lines, Some(AGENT_PAGE_BYTES));
                 self.log().append(
                     AuditAction::Get,
                     self.who(),
@@ -324,7 +333,7 @@ impl<'v> Scoped<'v> {
         }
         self.log()
             .append(AuditAction::ResourceRead, self.who(), detail);
-        Ok((canonical, agent_note(&opened, None, None)))
+        Ok((canonical, agent_note(&opened, None, None, None)))
     }
 
     /// Opens a resolved note once, checked against the policy; a denial reads as not found.
@@ -334,7 +343,9 @@ impl<'v> Scoped<'v> {
 
     /// Reads every visible note matching `patterns`: comma-separated globs (matched against the
     /// visible notes) or names ([`Scoped::resolve`]). At most [`MAX_MULTI_GET_NOTES`] notes and
-    /// [`MAX_MULTI_GET_BYTES`] of text in all; a note over `max_bytes` is listed as skipped.
+    /// [`MAX_MULTI_GET_BYTES`] of text in all (each note at most one page, cut at whole lines:
+    /// its `line_end` below `total_lines` says so); a note over `max_bytes`, or past the total,
+    /// is listed as skipped.
     /// Audited as `multi_get`.
     pub fn multi_get(&self, patterns: &str, max_bytes: Option<u64>) -> Result<AgentMultiGet> {
         let ex = &self.ctx.exposure;
@@ -396,7 +407,8 @@ impl<'v> Scoped<'v> {
                 });
                 continue;
             }
-            if served + opened.text.len() > MAX_MULTI_GET_BYTES {
+            let room = MAX_MULTI_GET_BYTES.saturating_sub(served);
+            if room < MULTI_GET_MIN_ROOM.min(opened.text.len().max(1)) {
                 items.push(MultiGetItem::Skipped {
                     path: p,
                     reason: format!(
@@ -405,8 +417,9 @@ impl<'v> Scoped<'v> {
                 });
                 continue;
             }
-            served += opened.text.len();
-            items.push(MultiGetItem::Ok(agent_note(&opened, None, None).note));
+            let page = agent_note(&opened, None, None, Some(room.min(AGENT_PAGE_BYTES)));
+            served += page.note.text.len();
+            items.push(MultiGetItem::Ok(page.note));
         }
         self.log().append(
             AuditAction::MultiGet,
@@ -727,16 +740,43 @@ impl From<NotVisible> for Error {
     }
 }
 
-/// The note as served: parsed from the text read, the truncation line appended when only the
-/// first [`MAX_READ_BYTES`] were read.
+/// The least room a note gets in a `multi_get` answer before it is skipped instead.
+const MULTI_GET_MIN_ROOM: usize = 1024;
+
+/// The note as served: parsed from the text read, at most `page` bytes of the lines asked for
+/// (whole lines; a single longer line is cut at a character boundary) with the line to continue
+/// from, and the truncation line appended when the page reaches the end of a read cut at
+/// [`MAX_READ_BYTES`].
 fn agent_note(
     opened: &OpenedNote,
     from_line: Option<usize>,
     max_lines: Option<usize>,
+    page: Option<usize>,
 ) -> AgentNote {
     let mut note =
         crate::vault::note_text(opened.rel.clone(), &opened.text, None, from_line, max_lines);
-    if opened.truncated {
+    let mut next_from_line = None;
+    if let Some(page) = page
+        && note.text.len() > page
+    {
+        let mut cut = page;
+        while !note.text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        match note.text[..cut].rfind('\n') {
+            Some(nl) => {
+                note.line_end = note.line_start + note.text[..nl].matches('\n').count();
+                note.text.truncate(nl);
+            }
+            // One line longer than the page: its start is served, the page ends with it.
+            None => {
+                note.line_end = note.line_start;
+                note.text.truncate(cut);
+            }
+        }
+        next_from_line = (note.line_end < note.total_lines).then_some(note.line_end + 1);
+    }
+    if opened.truncated && next_from_line.is_none() {
         note.text.push_str(&format!(
             "\n\n{TRUNCATED_MARKER}: served the first {MAX_READ_BYTES} bytes (the 1 MiB read limit) of {}; the rest of this note is not served to agents]",
             opened.size
@@ -746,6 +786,7 @@ fn agent_note(
         note,
         truncated: opened.truncated,
         bytes: opened.size,
+        next_from_line,
     }
 }
 

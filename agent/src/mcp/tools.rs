@@ -11,7 +11,7 @@ use mindex::Caller;
 use mindex::Embedder;
 use mindex::Error;
 use mindex::Hit;
-use mindex::scoped::{MAX_MULTI_GET_NOTES, clip, not_visible};
+use mindex::scoped::{AGENT_PAGE_BYTES, MAX_MULTI_GET_NOTES, clip, not_visible};
 use mindex::{DEFAULT_RECALL_LIMIT, MemoryInput};
 use mindex::{MultiGetItem, RecallOptions, WorkInput};
 use mindex::{SubQuery, SubQueryKind};
@@ -67,11 +67,18 @@ impl McpServer {
                 };
                 match view.get(spec, line("from_line"), line("max_lines")) {
                     Ok(n) => {
-                        let text = n.note.text.clone();
-                        Ok(text_result(
-                            text,
-                            serde_json::to_value(&n).unwrap_or_default(),
-                        ))
+                        let mut text = n.note.text.clone();
+                        if let Some(next) = n.next_from_line {
+                            text.push_str(&format!(
+                                "\n\n[mindex: lines {}-{} of {} shown (one get serves {} KiB); call get with from_line={next} for the rest]",
+                                n.note.line_start,
+                                n.note.line_end,
+                                n.note.total_lines,
+                                AGENT_PAGE_BYTES / 1024
+                            ));
+                        }
+                        // The text once: in the content, not again in the structured result.
+                        Ok(text_result(text, without_text(serde_json::to_value(&n))))
                     }
                     Err(e) => Ok(tool_error(not_found_text(spec, e))),
                 }
@@ -85,7 +92,17 @@ impl McpServer {
                         for i in &m.items {
                             match i {
                                 MultiGetItem::Ok(n) => {
-                                    text.push_str(&format!("==> {} <==\n{}\n\n", n.path, n.text));
+                                    text.push_str(&format!("==> {} <==\n{}\n", n.path, n.text));
+                                    if n.line_end < n.total_lines {
+                                        text.push_str(&format!(
+                                            "[mindex: lines {}-{} of {} shown; call get with from_line={} for the rest]\n",
+                                            n.line_start,
+                                            n.line_end,
+                                            n.total_lines,
+                                            n.line_end + 1
+                                        ));
+                                    }
+                                    text.push('\n');
                                 }
                                 MultiGetItem::Skipped { path, reason } => {
                                     text.push_str(&format!("==> {path} <== skipped: {reason}\n\n"));
@@ -104,10 +121,15 @@ impl McpServer {
                         if m.items.is_empty() && m.unmatched.is_empty() {
                             text.push_str("(no visible notes match)");
                         }
-                        Ok(text_result(
-                            text,
-                            serde_json::to_value(&m).unwrap_or_default(),
-                        ))
+                        let mut structured = serde_json::to_value(&m).unwrap_or_default();
+                        if let Some(items) = structured["items"].as_array_mut() {
+                            for it in items {
+                                if let Some(o) = it.as_object_mut() {
+                                    o.remove("text");
+                                }
+                            }
+                        }
+                        Ok(text_result(text, structured))
                     }
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
@@ -364,13 +386,14 @@ pub fn tools() -> Vec<Value> {
                 "query": s("Shorthand: one lex and one vec sub-query"),
                 "limit": {"type": "number", "default": 10}}},
             "annotations": annotations("Query with typed sub-queries", true)}),
-        json!({"name": "get", "description": "Read a visible note (path, path without .md, or unique title), optionally a line range.",
+        json!({"name": "get", "description": "Read one visible note (path, path without .md, or title), after search or query named it. One call serves at most 32 KiB of whole lines; a longer note ends with the from_line to pass for the next page.",
             "inputSchema": {"type": "object", "properties": {"path": s("Vault-relative path or note title"),
-                "from_line": {"type": "number"}, "max_lines": {"type": "number"}}, "required": ["path"]},
+                "from_line": {"type": "number", "description": "First line to read (1-based); default 1"},
+                "max_lines": {"type": "number", "description": "Most lines to read; default: as many as fit in 32 KiB"}}, "required": ["path"]},
             "annotations": annotations("Read a note", true)}),
-        json!({"name": "multi_get", "description": "Read every visible note matching comma-separated globs or names.",
+        json!({"name": "multi_get", "description": "Read several visible notes matching comma-separated globs or names, in one answer of at most 64 KiB (each note at most 32 KiB; the rest is listed as skipped, to read with get). Prefer get for one note.",
             "inputSchema": {"type": "object", "properties": {"pattern": s("e.g. 'brain/*.md, Key Decisions'"),
-                "max_bytes": {"type": "number"}}, "required": ["pattern"]},
+                "max_bytes": {"type": "number", "description": "Skip notes larger than this many bytes"}}, "required": ["pattern"]},
             "annotations": annotations("Read several notes", true)}),
         json!({"name": "expand", "description": "A note's neighbourhood: the visible notes it links to and that link to it.",
             "inputSchema": {"type": "object", "properties": {"note": s("Title, path or vault:// URI")}, "required": ["note"]},
@@ -412,4 +435,13 @@ pub fn tools() -> Vec<Value> {
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": annotations("Index status", true)}),
     ]
+}
+
+/// A read's structured result without its `text`, which the content already carries.
+fn without_text(v: serde_json::Result<Value>) -> Value {
+    let mut v = v.unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("text");
+    }
+    v
 }
