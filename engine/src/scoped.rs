@@ -254,16 +254,26 @@ impl<'v> Scoped<'v> {
     /// notes only ([`crate::resolve`] has the rules). A hidden note is [`Error::NoteNotFound`],
     /// like a missing one, and is never suggested.
     pub fn resolve(&self, spec: &str) -> Result<String> {
-        self.resolve_as(spec, "path")
+        self.resolve_in(spec, "path", &mut None)
     }
 
-    fn resolve_as(&self, spec: &str, arg: &str) -> Result<String> {
+    /// [`Scoped::resolve`] naming `arg` in its errors, walking the visible notes at most once
+    /// across calls that share `visible`.
+    fn resolve_in(
+        &self,
+        spec: &str,
+        arg: &str,
+        visible: &mut Option<Vec<VisibleFile>>,
+    ) -> Result<String> {
         let ex = &self.ctx.exposure;
         resolve_among(
             spec,
             arg,
             |cand| ex.may_read(cand).is_ok(),
-            || Ok(ex.visible_files().into_iter().map(|f| f.rel).collect()),
+            || {
+                let files = visible.get_or_insert_with(|| ex.visible_files());
+                Ok(files.iter().map(|f| f.rel.clone()).collect())
+            },
         )
     }
 
@@ -380,7 +390,7 @@ impl<'v> Scoped<'v> {
                         .map(|f| f.rel.clone()),
                 );
             } else {
-                match self.resolve_as(pat, "pattern") {
+                match self.resolve_in(pat, "pattern", &mut visible) {
                     Ok(rel) => paths.push(rel),
                     Err(Error::NoteNotFound { .. }) => unmatched.push(not_visible(pat)),
                     Err(Error::InvalidArgument { detail, .. }) => unmatched.push(detail),
@@ -530,8 +540,9 @@ impl<'v> Scoped<'v> {
 
     fn expand_inner(&self, note: &str) -> Result<Expansion> {
         let vault = self.vault;
-        let visible = self.visible_files();
-        let rel = self.resolve_as(note, "note")?;
+        let mut cache = None;
+        let rel = self.resolve_in(note, "note", &mut cache)?;
+        let visible = cache.unwrap_or_else(|| self.visible_files());
         let Some(seed) = visible.iter().position(|f| f.rel == rel) else {
             return Err(Error::NoteNotFound {
                 path: clip(note),
