@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use crate::frontmatter::{self, Privacy};
 use crate::manifest::{DEFAULT_MEMORY_ROOT, Manifest};
+use crate::walk::{Step, Walk};
 
 /// Characters of a note read to judge privacy and to find aliases.
 const HEAD_CHARS: usize = 1200;
@@ -710,8 +711,8 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
-/// Walks one exposed root's folder to `max_depth`, reporting the vault-relative path of every
-/// `.md` file.
+/// Walks one exposed root's folder to `max_depth`, following symlinks only inside the root's
+/// real path, and reports the vault-relative path of every `.md` file.
 fn walk_root(
     vault: &Path,
     root: &str,
@@ -719,99 +720,34 @@ fn walk_root(
     max_depth: usize,
     found: &mut dyn FnMut(String),
 ) {
-    let mut seen: HashSet<PathBuf> = HashSet::from([root_real.to_path_buf()]);
-    let mut stack: Vec<(PathBuf, String, usize)> = vec![(vault.join(root), root.to_string(), 0)];
-    while let Some((dir, rel_dir, depth)) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name_os = entry.file_name();
-            let Some(name) = name_os.to_str() else {
-                continue;
-            };
+    Walk::new(vault)
+        .start_at(root)
+        .max_depth(max_depth)
+        .follow_symlinks_within(root_real.to_path_buf())
+        .run(&mut |e| {
             // A `\` in a name would read as a separator in the policy checks.
-            if name.starts_with('.') || name.contains('\\') {
-                continue;
+            if e.name.contains('\\') {
+                return Step::Skip;
             }
-            let path = entry.path();
-            let rel = format!("{rel_dir}/{name}");
-            let Ok(meta) = fs::symlink_metadata(&path) else {
-                continue;
-            };
-            let (is_dir, is_file) = if meta.file_type().is_symlink() {
-                let Ok(real) = fs::canonicalize(&path) else {
-                    continue; // broken link
-                };
-                if !real.starts_with(root_real) {
-                    continue;
-                }
-                let Ok(target) = fs::metadata(&real) else {
-                    continue;
-                };
-                if target.is_dir() && !seen.insert(real) {
-                    continue; // a loop, or a folder already walked
-                }
-                (target.is_dir(), target.is_file())
-            } else {
-                (meta.is_dir(), meta.is_file())
-            };
-            if is_dir {
-                if depth < max_depth {
-                    stack.push((path, rel, depth + 1));
-                }
-            } else if is_file && crate::markdown::is_markdown_name(name) {
-                found(rel);
+            if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
+                found(e.rel.to_string());
             }
-        }
-    }
+            Step::Continue
+        });
 }
 
 /// Walks the vault to `max_depth` in name order without following symlinks, skipping dot
 /// entries and `node_modules`; calls `visit(rel, abs)` for each `.md` file until it returns true.
-fn walk_markdown(
-    vault: &Path,
-    max_depth: usize,
-    visit: &mut dyn FnMut(&str, &Path) -> bool,
-) -> bool {
-    fn go(
-        dir: &Path,
-        rel_dir: &str,
-        depth: usize,
-        max_depth: usize,
-        visit: &mut dyn FnMut(&str, &Path) -> bool,
-    ) -> bool {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return false;
-        };
-        let mut entries: Vec<(String, PathBuf, fs::FileType)> = entries
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let ft = e.file_type().ok()?;
-                Some((name, e.path(), ft))
-            })
-            .filter(|(name, _, _)| !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, path, ft) in entries {
-            let rel = if rel_dir.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel_dir}/{name}")
-            };
-            if ft.is_dir() {
-                if depth < max_depth && go(&path, &rel, depth + 1, max_depth, visit) {
-                    return true;
-                }
-            } else if ft.is_file() && crate::markdown::is_markdown_name(&name) && visit(&rel, &path)
-            {
-                return true;
+fn walk_markdown(vault: &Path, max_depth: usize, visit: &mut dyn FnMut(&str, &Path) -> bool) {
+    Walk::new(vault)
+        .max_depth(max_depth)
+        .skip_names(&SKIP_DIRS)
+        .run(&mut |e| {
+            if !e.is_dir && crate::markdown::is_markdown_name(e.name) && visit(e.rel, e.path) {
+                return Step::Stop;
             }
-        }
-        false
-    }
-    go(vault, "", 0, max_depth, visit)
+            Step::Continue
+        });
 }
 
 /// Whether a head's leading frontmatter (within the head) has a `source: mcp-capture` line.
@@ -1448,10 +1384,10 @@ mod tests {
                 "brain/inside.md",
                 "brain/real.md",
                 "brain/sub/target.md",
-                "brain/subdir-link/target.md",
                 "work/active/x.md",
             ]
         );
+        // `brain/subdir-link` is `brain/sub` again: each real folder is walked once.
         // The walk itself never enters a folder outside the root.
         let mut walked = Vec::new();
         let brain_real = fs::canonicalize(v.join("brain")).unwrap();

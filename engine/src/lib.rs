@@ -51,7 +51,7 @@ mod state;
 pub mod time;
 mod vault;
 mod vector;
-mod walk;
+pub mod walk;
 mod watch;
 
 pub use audit::{AuditAction, AuditLog};

@@ -1,9 +1,11 @@
-//! Walking a vault: which files are notes.
+//! Walking a vault: the one walker ([`Walk`]) every listing uses, and which files are notes.
 //!
-//! Skipped: every entry whose name starts with `.` (so `.obsidian/`, `.git/`, `.mindex/`), the
-//! index folder wherever it is, and paths matched by `.obsidian/app.json` `userIgnoreFilters`.
-//! Symlinks are followed only when their target lies inside the vault; a symlink back into a
-//! folder already walked is reported as a loop and skipped.
+//! [`walk_vault`] (indexing) skips every entry whose name starts with `.` (so `.obsidian/`,
+//! `.git/`, `.mindex/`), the index folder wherever it is, and paths matched by
+//! `.obsidian/app.json` `userIgnoreFilters`. Symlinks are followed only when their target lies
+//! inside the vault; a symlink back into a folder already walked is reported as a loop and
+//! skipped. The exposure policy's root listing, memory-root discovery and the hooks' tree walk
+//! with the same [`Walk`], configured for their own depth and symlink rule.
 
 use std::collections::HashSet;
 use std::fs;
@@ -116,15 +118,304 @@ fn join_rel(parent: &str, name: &str) -> String {
     }
 }
 
-fn is_markdown(name: &str) -> bool {
-    name.len() > 3 && name[name.len() - 3..].eq_ignore_ascii_case(".md")
-}
-
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64)
+}
+
+/// What a walk does after visiting an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Go on (into the folder, when the entry is one).
+    Continue,
+    /// Do not enter this folder (same as `Continue` for a file).
+    Skip,
+    /// End the walk.
+    Stop,
+}
+
+/// One folder or regular file met by a [`Walk`].
+pub struct WalkEntry<'a> {
+    /// Path relative to the walk's root, `/`-separated.
+    pub rel: &'a str,
+    /// The file name.
+    pub name: &'a str,
+    /// The path to read it through (a symlink's own path, not its target).
+    pub path: &'a Path,
+    /// Whether it is a folder (a followed symlink reports its target's kind).
+    pub is_dir: bool,
+    dirent: &'a fs::DirEntry,
+    target_meta: Option<&'a fs::Metadata>,
+}
+
+impl std::fmt::Debug for WalkEntry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkEntry")
+            .field("rel", &self.rel)
+            .field("is_dir", &self.is_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WalkEntry<'_> {
+    /// The entry's metadata (a followed symlink's target's); read on demand.
+    pub fn metadata(&self) -> std::io::Result<fs::Metadata> {
+        match self.target_meta {
+            Some(m) => Ok(m.clone()),
+            None => self.dirent.metadata(),
+        }
+    }
+}
+
+/// The one vault walker, with options. Every walk skips entries whose name starts with `.`,
+/// names that are not UTF-8 (with a warning), and anything but folders and regular files;
+/// visits each folder's entries in name order, depth first; and enters each real folder at
+/// most once, so a symlink loop ends (with a warning).
+///
+/// Symlinks are not followed unless [`Walk::follow_symlinks_within`] names the real folder
+/// their target must lie inside; a link elsewhere, or one that cannot be resolved, is skipped
+/// with a warning when it looks like a note or a folder.
+#[derive(Debug, Clone)]
+pub struct Walk<'a> {
+    root: &'a Path,
+    start: &'a str,
+    max_depth: usize,
+    within: Option<PathBuf>,
+    skip_dir: Option<PathBuf>,
+    skip_names: &'a [&'a str],
+    filters: Option<&'a IgnoreFilters>,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk of everything under `root`, at any depth, not following symlinks.
+    pub fn new(root: &'a Path) -> Self {
+        Walk {
+            root,
+            start: "",
+            max_depth: usize::MAX,
+            within: None,
+            skip_dir: None,
+            skip_names: &[],
+            filters: None,
+        }
+    }
+
+    /// Starts at the folder `rel` under the root (entries keep root-relative paths).
+    pub fn start_at(mut self, rel: &'a str) -> Self {
+        self.start = rel;
+        self
+    }
+
+    /// Enters at most `depth` folder levels below the start (0: the start folder only).
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Follows a symlink when its real target lies inside `boundary` (a canonical path).
+    pub fn follow_symlinks_within(mut self, boundary: PathBuf) -> Self {
+        self.within = Some(boundary);
+        self
+    }
+
+    /// Never enters this folder (compared by real path), such as the index folder.
+    pub fn skip_dir(mut self, dir: Option<&Path>) -> Self {
+        self.skip_dir = dir.and_then(|d| fs::canonicalize(d).ok());
+        self
+    }
+
+    /// Never enters folders with these names, at any depth.
+    pub fn skip_names(mut self, names: &'a [&'a str]) -> Self {
+        self.skip_names = names;
+        self
+    }
+
+    /// Leaves out the paths Obsidian's "Excluded files" match.
+    pub fn ignore(mut self, filters: &'a IgnoreFilters) -> Self {
+        self.filters = Some(filters);
+        self
+    }
+
+    /// Walks, calling `visit` for each folder and regular file; returns the warnings met.
+    pub fn run(&self, visit: &mut dyn FnMut(&WalkEntry) -> Step) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let dir = if self.start.is_empty() {
+            self.root.to_path_buf()
+        } else {
+            self.root.join(self.start)
+        };
+        let Ok(real) = fs::canonicalize(&dir) else {
+            return warnings;
+        };
+        let mut seen = HashSet::from([real.clone()]);
+        self.folder(self.start, &dir, &real, 0, &mut seen, &mut warnings, visit);
+        warnings
+    }
+
+    /// Walks one folder; returns true when the visitor stopped the walk.
+    #[allow(clippy::too_many_arguments)]
+    fn folder(
+        &self,
+        rel_dir: &str,
+        dir: &Path,
+        real_dir: &Path,
+        depth: usize,
+        seen: &mut HashSet<PathBuf>,
+        warnings: &mut Vec<Warning>,
+        visit: &mut dyn FnMut(&WalkEntry) -> Step,
+    ) -> bool {
+        let warn = |warnings: &mut Vec<Warning>, path: String, kind, message: String| {
+            warnings.push(Warning {
+                path,
+                kind,
+                message,
+            })
+        };
+        let entries = match fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) => {
+                let path = if rel_dir.is_empty() { "." } else { rel_dir };
+                warn(
+                    warnings,
+                    path.into(),
+                    WarningKind::Unreadable,
+                    format!("cannot list folder: {e}"),
+                );
+                return false;
+            }
+        };
+        let mut named: Vec<(String, fs::DirEntry)> = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    warn(
+                        warnings,
+                        rel_dir.to_string(),
+                        WarningKind::Unreadable,
+                        format!("cannot read folder entry: {e}"),
+                    );
+                    continue;
+                }
+            };
+            match entry.file_name().into_string() {
+                Ok(name) if name.starts_with('.') => {}
+                Ok(name) => named.push((name, entry)),
+                Err(name) => warn(
+                    warnings,
+                    join_rel(rel_dir, &name.to_string_lossy()),
+                    WarningKind::InvalidUtf8,
+                    "file name is not valid UTF-8; skipped".into(),
+                ),
+            }
+        }
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, entry) in &named {
+            let rel = join_rel(rel_dir, name);
+            if self.filters.is_some_and(|f| f.is_ignored(&rel)) {
+                continue;
+            }
+            let Ok(ftype) = entry.file_type() else {
+                warn(
+                    warnings,
+                    rel,
+                    WarningKind::Unreadable,
+                    "cannot read file type".into(),
+                );
+                continue;
+            };
+            let path = entry.path();
+            let looks_like_note = crate::markdown::is_markdown_name(name);
+            let (real, target_meta) = if ftype.is_symlink() {
+                let Some(boundary) = &self.within else {
+                    continue;
+                };
+                let target = match fs::canonicalize(&path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        if looks_like_note || path.is_dir() {
+                            let kind = if e.raw_os_error() == Some(40) {
+                                WarningKind::SymlinkLoop
+                            } else {
+                                WarningKind::SymlinkOutside
+                            };
+                            let message = format!("symlink cannot be resolved ({e}); not followed");
+                            warn(warnings, rel, kind, message);
+                        }
+                        continue;
+                    }
+                };
+                if !target.starts_with(boundary) {
+                    if looks_like_note || target.is_dir() {
+                        let message = format!(
+                            "symlink points outside the vault ({}); not followed",
+                            target.display()
+                        );
+                        warn(warnings, rel, WarningKind::SymlinkOutside, message);
+                    }
+                    continue;
+                }
+                match fs::metadata(&target) {
+                    Ok(m) => (target, Some(m)),
+                    Err(e) => {
+                        let message = format!("cannot stat symlink target: {e}");
+                        warn(warnings, rel, WarningKind::Unreadable, message);
+                        continue;
+                    }
+                }
+            } else {
+                (real_dir.join(name), None)
+            };
+            let (is_dir, is_file) = match &target_meta {
+                Some(m) => (m.is_dir(), m.is_file()),
+                None => (ftype.is_dir(), ftype.is_file()),
+            };
+            if !is_dir && !is_file {
+                if looks_like_note {
+                    let message = "not a regular file; skipped".to_string();
+                    warn(warnings, rel, WarningKind::NotAFile, message);
+                }
+                continue;
+            }
+            if is_dir {
+                if depth >= self.max_depth
+                    || self.skip_names.contains(&name.as_str())
+                    || self.skip_dir.as_deref() == Some(real.as_path())
+                {
+                    continue;
+                }
+                if !seen.insert(real.clone()) {
+                    let message = format!(
+                        "symlink loop: {} is already walked; skipped",
+                        real.display()
+                    );
+                    warn(warnings, rel, WarningKind::SymlinkLoop, message);
+                    continue;
+                }
+            }
+            let step = visit(&WalkEntry {
+                rel: &rel,
+                name,
+                path: &path,
+                is_dir,
+                dirent: entry,
+                target_meta: target_meta.as_ref(),
+            });
+            match step {
+                Step::Stop => return true,
+                Step::Skip => {}
+                Step::Continue if is_dir => {
+                    if self.folder(&rel, &path, &real, depth + 1, seen, warnings, visit) {
+                        return true;
+                    }
+                }
+                Step::Continue => {}
+            }
+        }
+        false
+    }
 }
 
 /// Walks `root` and returns every note file, sorted by path, plus the warnings found.
@@ -144,158 +435,32 @@ pub fn walk_vault(
             detail: "not a folder".into(),
         });
     }
-    let skip_canon = skip_dir.and_then(|d| fs::canonicalize(d).ok());
     let mut warnings = Vec::new();
     let filters = IgnoreFilters::load(&root_canon, &mut warnings);
     let mut files = Vec::new();
-    let mut visited: HashSet<PathBuf> = HashSet::new();
-    visited.insert(root_canon.clone());
-    // (vault-relative folder, its real path, the path to read it through)
-    let mut stack: Vec<(String, PathBuf, PathBuf)> =
-        vec![(String::new(), root_canon.clone(), root.to_path_buf())];
-
-    while let Some((rel_dir, canon_dir, dir)) = stack.pop() {
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                warnings.push(Warning {
-                    path: if rel_dir.is_empty() {
-                        ".".into()
-                    } else {
-                        rel_dir.clone()
-                    },
-                    kind: WarningKind::Unreadable,
-                    message: format!("cannot list folder: {e}"),
-                });
-                continue;
-            }
-        };
-        for entry in entries {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    warnings.push(Warning {
-                        path: rel_dir.clone(),
+    let walk_warnings = Walk::new(root)
+        .follow_symlinks_within(root_canon)
+        .skip_dir(skip_dir)
+        .ignore(&filters)
+        .run(&mut |e| {
+            if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
+                match e.metadata() {
+                    Ok(meta) => files.push(NoteFile {
+                        rel: e.rel.to_string(),
+                        abs: e.path.to_path_buf(),
+                        size: meta.len(),
+                        mtime_ns: mtime_ns(&meta),
+                    }),
+                    Err(err) => warnings.push(Warning {
+                        path: e.rel.to_string(),
                         kind: WarningKind::Unreadable,
-                        message: format!("cannot read folder entry: {e}"),
-                    });
-                    continue;
+                        message: format!("cannot stat: {err}"),
+                    }),
                 }
-            };
-            let name_os = entry.file_name();
-            let Some(name) = name_os.to_str() else {
-                warnings.push(Warning {
-                    path: join_rel(&rel_dir, &name_os.to_string_lossy()),
-                    kind: WarningKind::InvalidUtf8,
-                    message: "file name is not valid UTF-8; skipped".into(),
-                });
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
             }
-            let rel = join_rel(&rel_dir, name);
-            if filters.is_ignored(&rel) {
-                continue;
-            }
-            let path = entry.path();
-            let Ok(ftype) = entry.file_type() else {
-                warnings.push(Warning {
-                    path: rel,
-                    kind: WarningKind::Unreadable,
-                    message: "cannot read file type".into(),
-                });
-                continue;
-            };
-            let (canon, meta) = if ftype.is_symlink() {
-                let target = match fs::canonicalize(&path) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        if is_markdown(name) || path.is_dir() {
-                            warnings.push(Warning {
-                                path: rel,
-                                kind: if e.raw_os_error() == Some(40) {
-                                    WarningKind::SymlinkLoop
-                                } else {
-                                    WarningKind::SymlinkOutside
-                                },
-                                message: format!("symlink cannot be resolved ({e}); not followed"),
-                            });
-                        }
-                        continue;
-                    }
-                };
-                if !target.starts_with(&root_canon) {
-                    if is_markdown(name) || target.is_dir() {
-                        warnings.push(Warning {
-                            path: rel,
-                            kind: WarningKind::SymlinkOutside,
-                            message: format!(
-                                "symlink points outside the vault ({}); not followed",
-                                target.display()
-                            ),
-                        });
-                    }
-                    continue;
-                }
-                match fs::metadata(&target) {
-                    Ok(m) => (target, m),
-                    Err(e) => {
-                        warnings.push(Warning {
-                            path: rel,
-                            kind: WarningKind::Unreadable,
-                            message: format!("cannot stat symlink target: {e}"),
-                        });
-                        continue;
-                    }
-                }
-            } else {
-                match entry.metadata() {
-                    Ok(m) => (canon_dir.join(name), m),
-                    Err(e) => {
-                        warnings.push(Warning {
-                            path: rel,
-                            kind: WarningKind::Unreadable,
-                            message: format!("cannot stat: {e}"),
-                        });
-                        continue;
-                    }
-                }
-            };
-            if meta.is_dir() {
-                if skip_canon.as_deref() == Some(canon.as_path()) {
-                    continue;
-                }
-                if !visited.insert(canon.clone()) {
-                    warnings.push(Warning {
-                        path: rel,
-                        kind: WarningKind::SymlinkLoop,
-                        message: format!(
-                            "symlink loop: {} is already walked; skipped",
-                            canon.display()
-                        ),
-                    });
-                    continue;
-                }
-                stack.push((rel, canon, path));
-            } else if is_markdown(name) {
-                if !meta.is_file() {
-                    warnings.push(Warning {
-                        path: rel,
-                        kind: WarningKind::NotAFile,
-                        message: "not a regular file; skipped".into(),
-                    });
-                    continue;
-                }
-                files.push(NoteFile {
-                    rel,
-                    abs: path,
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                });
-            }
-        }
-    }
+            Step::Continue
+        });
+    warnings.extend(walk_warnings);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, warnings))
@@ -421,6 +586,75 @@ mod tests {
         assert!(files.is_empty());
         assert_eq!(warnings[0].kind, WarningKind::NotAFile);
         assert_eq!(warnings[0].path, "pipe.md");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn walk_options_depth_start_names_symlinks_and_stop() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        for p in [
+            "a/one.md",
+            "a/b/two.md",
+            "a/b/c/three.md",
+            "a/node_modules/x.md",
+            "z.md",
+        ] {
+            let full = r.join(p);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, "x").unwrap();
+        }
+        symlink(r.join("a/b"), r.join("a/link")).unwrap();
+        let collect = |walk: Walk| {
+            let mut seen = Vec::new();
+            walk.run(&mut |e| {
+                seen.push(format!("{}{}", e.rel, if e.is_dir { "/" } else { "" }));
+                Step::Continue
+            });
+            seen
+        };
+        // Name order, depth first; symlinks not followed by default; skipped names.
+        assert_eq!(
+            collect(Walk::new(r).skip_names(&["node_modules"])),
+            [
+                "a/",
+                "a/b/",
+                "a/b/c/",
+                "a/b/c/three.md",
+                "a/b/two.md",
+                "a/one.md",
+                "z.md"
+            ]
+        );
+        // Start folder and depth: 1 level below `a`.
+        assert_eq!(
+            collect(Walk::new(r).start_at("a").max_depth(1)),
+            [
+                "a/b/",
+                "a/b/two.md",
+                "a/node_modules/",
+                "a/node_modules/x.md",
+                "a/one.md"
+            ]
+        );
+        // Following symlinks inside the root still enters each real folder once.
+        let followed = collect(Walk::new(r).follow_symlinks_within(fs::canonicalize(r).unwrap()));
+        assert!(followed.contains(&"a/b/two.md".to_string()), "{followed:?}");
+        assert!(
+            !followed.iter().any(|p| p.starts_with("a/link")),
+            "{followed:?}"
+        );
+        // Stop ends the walk at once.
+        let mut first = None;
+        Walk::new(r).run(&mut |e| {
+            if e.is_dir {
+                return Step::Continue;
+            }
+            first = Some(e.rel.to_string());
+            Step::Stop
+        });
+        assert_eq!(first.as_deref(), Some("a/b/c/three.md"));
     }
 
     #[test]

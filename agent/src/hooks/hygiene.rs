@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::{is_md, strip_controls, strip_md};
 use mindex::Manifest;
 use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
+use mindex::walk::{Step, Walk};
 use mindex::{Exposure, discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
@@ -73,8 +74,9 @@ pub(crate) struct TreeFile {
     pub(crate) modified: SystemTime,
 }
 
-/// The vault's files and folders, dot entries and the index skipped, symlinked folders not
-/// followed (so a loop cannot trap a hook).
+/// The vault's files and folders as the engine's walker ([`Walk`]) finds them: dot entries
+/// (so the index) and `node_modules` skipped, symlinks followed only inside the vault, each
+/// real folder entered once (so a loop cannot trap a hook), at most 64 levels deep.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Tree {
     pub(crate) files: Vec<TreeFile>,
@@ -88,7 +90,22 @@ pub(crate) struct Tree {
 impl Tree {
     pub(crate) fn scan(root: &Path) -> Tree {
         let mut tree = Tree::default();
-        scan_dir(root, "", &mut tree, 0);
+        let mut walk = Walk::new(root).max_depth(64).skip_names(&["node_modules"]);
+        if let Ok(real) = fs::canonicalize(root) {
+            walk = walk.follow_symlinks_within(real);
+        }
+        walk.run(&mut |e| {
+            if e.is_dir {
+                tree.dirs.insert(e.rel.to_string());
+            } else if let Ok(meta) = e.metadata() {
+                tree.files.push(TreeFile {
+                    rel: e.rel.to_string(),
+                    size: meta.len(),
+                    modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                });
+            }
+            Step::Continue
+        });
         tree.files.sort_by(|a, b| a.rel.cmp(&b.rel));
         tree
     }
@@ -141,43 +158,6 @@ impl Tree {
         self.files.iter().filter(move |f| {
             f.rel.len() > dir.len() && f.rel.starts_with(dir) && f.rel.as_bytes()[dir.len()] == b'/'
         })
-    }
-}
-
-fn scan_dir(dir: &Path, rel: &str, tree: &mut Tree, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with('.') {
-            continue;
-        }
-        let child_rel = if rel.is_empty() {
-            name.to_string()
-        } else {
-            format!("{rel}/{name}")
-        };
-        let Ok(ft) = entry.file_type() else { continue };
-        if ft.is_dir() {
-            if rel.is_empty() && name == "node_modules" {
-                continue;
-            }
-            tree.dirs.insert(child_rel.clone());
-            scan_dir(&entry.path(), &child_rel, tree, depth + 1);
-        } else if let Ok(meta) = entry.path().metadata()
-            && meta.is_file()
-        {
-            tree.files.push(TreeFile {
-                rel: child_rel,
-                size: meta.len(),
-                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-            });
-        }
     }
 }
 
