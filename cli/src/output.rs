@@ -493,7 +493,6 @@ impl Out {
                             match src.kind {
                                 mindex::SubQueryKind::Lex => "lex",
                                 mindex::SubQueryKind::Vec => "vec",
-                                _ => "other",
                             },
                             src.subquery,
                             subs.get(src.subquery).map_or("", |q| q.text.as_str()),

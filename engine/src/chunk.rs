@@ -8,7 +8,8 @@
 
 use serde::Serialize;
 
-use crate::note::{Note, for_each_line, parse_heading};
+use crate::markdown::blocks::heading;
+use crate::note::{Note, for_each_line};
 
 /// Chunking parameters, in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -85,7 +86,7 @@ fn sections(note: &Note) -> Vec<Section<'_>> {
         lines: Vec::new(),
     };
     for_each_line(&note.body, note.body_start_line, |no, text, in_code| {
-        if !in_code && let Some((level, htext)) = parse_heading(text) {
+        if !in_code && let Some((level, htext)) = heading(text) {
             if !current.lines.is_empty() {
                 let trail = stack.iter().map(|(_, t)| t.clone()).collect();
                 out.push(std::mem::replace(
@@ -117,7 +118,7 @@ fn sections(note: &Note) -> Vec<Section<'_>> {
 /// Whether some line is neither blank nor a heading.
 fn has_content(text: &str) -> bool {
     text.lines()
-        .any(|l| !l.trim().is_empty() && parse_heading(l).is_none())
+        .any(|l| !l.trim().is_empty() && heading(l).is_none())
 }
 
 fn join(lines: &[Line<'_>]) -> String {

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::frontmatter::{self, Privacy};
 use crate::manifest::{DEFAULT_MEMORY_ROOT, Manifest};
+use crate::markdown::frontmatter::{self, Privacy};
 use crate::walk::{Step, Walk};
 
 /// Characters of a note read to judge privacy and to find aliases.
@@ -453,7 +453,7 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
 ///
 /// Only a leading frontmatter block counts (a note without one is public, and a `---` rule in
 /// the body is not frontmatter). The block is parsed as YAML by the same parser the index uses
-/// ([`crate::frontmatter`]): a `private` key (any case) with any value but a plainly false one,
+/// ([`crate::markdown::frontmatter`]): a `private` key (any case) with any value but a plainly false one,
 /// or a `private` tag, marks the note; a block that does not parse is private (fail closed), and
 /// so is one that opens but does not close within the window ([`note_is_private`] re-reads a
 /// longer window before deciding).
@@ -493,7 +493,7 @@ pub(crate) fn head_frontmatter(
 ///
 /// The project note is the first `<project>.md` (case-insensitive; the vault walked in name
 /// order, skipping dot entries, `node_modules` and the memory root) that a person wrote and that
-/// declares `platforms` in its frontmatter (read as a head, parsed by [`crate::frontmatter`]),
+/// declares `platforms` in its frontmatter (read as a head, parsed by [`crate::markdown::frontmatter`]),
 /// as a list or a lone string. Notes agents write (`source_repo:` from `record_work`, `source:`
 /// from memories) and notes without the key are passed over, so no agent write can add, change
 /// or cancel a project's platforms. No project or no such note gives an empty list.

@@ -34,7 +34,6 @@ mod embed;
 mod error;
 mod eval;
 mod exposure;
-mod frontmatter;
 mod identity;
 mod init;
 mod lexical;
@@ -75,8 +74,8 @@ pub use memory::{
 };
 pub use note::{Heading, Link, Note, Parsed, file_stem, parse_note};
 pub use query::{
-    DEFAULT_VEC_WEIGHT, Explain, Fusion, QueryHit, QueryOptions, QueryResult, SourceRank, SubQuery,
-    SubQueryKind,
+    DEFAULT_VEC_WEIGHT, Explain, Fusion, QueryHit, QueryOptions, QueryResult, SourceRank, Stage,
+    SubQuery, SubQueryKind,
 };
 pub use report::{Changes, Rename, UpdateReport, Warning, WarningKind};
 pub use rerank::{CrossEncoder, Reranker};

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::frontmatter;
+pub(crate) mod blocks;
+pub(crate) mod frontmatter;
 
 /// The parsed leading frontmatter of `text`: `None` without a block, or for a block that never
 /// closes or is not a YAML mapping.
@@ -32,11 +33,12 @@ pub fn frontmatter_str(text: &str, key: &str) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-/// The text after the leading frontmatter block (all of `text` without one).
+/// The text after the leading frontmatter block (all of `text` without one), never starting
+/// with a byte-order mark.
 pub fn body(text: &str) -> &str {
     match frontmatter::block(text) {
         Some(b) if b.closed => &text[b.body_offset..],
-        _ => text,
+        _ => text.strip_prefix('\u{feff}').unwrap_or(text),
     }
 }
 

@@ -14,7 +14,7 @@ pub(crate) mod text;
 use serde::Serialize;
 
 use crate::identity::Caller;
-use text::FmValue;
+use crate::markdown::frontmatter::{self, FmValue};
 
 pub use input::MemoryInput;
 pub(crate) use input::*;
@@ -157,7 +157,7 @@ pub struct Memory {
 impl Memory {
     /// Parses a memory file (any markdown file parses; non-memories have another `source`).
     pub(crate) fn parse(rel: &str, md: &str) -> Memory {
-        let fm = text::parse_frontmatter(md);
+        let fm = frontmatter::parse_subset(md);
         let scalar = |k: &str| match fm.get(k) {
             Some(FmValue::Scalar(s)) if !s.is_empty() => Some(s.clone()),
             _ => None,

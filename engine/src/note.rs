@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use crate::markdown::blocks::{Fences, heading};
+
 /// A heading inside a note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Heading {
@@ -68,9 +70,6 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
-static HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$").expect("static regex")
-});
 /// A wikilink or embed: 1 `!` (embed), 2 target, 3 heading, 4 display text.
 pub(crate) static WIKILINK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -101,58 +100,23 @@ pub fn file_stem(path: &str) -> &str {
     name.strip_suffix(".md").unwrap_or(name)
 }
 
-/// Whether a line opens or closes a fenced code block; returns the fence marker.
-fn fence_marker(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    if t.starts_with("```") {
-        Some("```")
-    } else if t.starts_with("~~~") {
-        Some("~~~")
-    } else {
-        None
-    }
-}
-
 /// Calls `f(line_no, line, in_code)` for every body line; `line_no` is the 1-based file line.
 pub(crate) fn for_each_line<'a>(
     body: &'a str,
     first_line: usize,
     mut f: impl FnMut(usize, &'a str, bool),
 ) {
-    let mut fence: Option<&str> = None;
+    let mut fences = Fences::default();
     for (i, line) in body.lines().enumerate() {
-        let line_no = first_line + i;
-        match (fence, fence_marker(line)) {
-            (None, Some(m)) => {
-                fence = Some(m);
-                f(line_no, line, true);
-            }
-            (Some(open), Some(m)) if open == m => {
-                fence = None;
-                f(line_no, line, true);
-            }
-            (Some(_), _) => f(line_no, line, true),
-            (None, None) => f(line_no, line, false),
-        }
+        f(first_line + i, line, fences.is_code(line));
     }
-}
-
-/// Parses a heading line (`## Text`), returning its level and text.
-pub(crate) fn parse_heading(line: &str) -> Option<(u8, String)> {
-    let caps = HEADING.captures(line)?;
-    let level = caps.get(1)?.as_str().len() as u8;
-    let text = caps.get(2)?.as_str().trim().to_string();
-    if text.is_empty() {
-        return None;
-    }
-    Some((level, text))
 }
 
 /// Parses a note's text. `path` is its vault-relative path (used for the fallback title).
 pub fn parse_note(path: &str, text: &str) -> Parsed {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut warnings = Vec::new();
-    let (yaml, body, body_start_line) = match crate::frontmatter::block(text) {
+    let (yaml, body, body_start_line) = match crate::markdown::frontmatter::block(text) {
         Some(b) if b.closed => (Some(b.yaml), &text[b.body_offset..], b.body_start_line),
         Some(_) => {
             warnings.push(
@@ -163,7 +127,7 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         }
         None => (None, text, 1),
     };
-    let frontmatter = match yaml.map(crate::frontmatter::parse) {
+    let frontmatter = match yaml.map(crate::markdown::frontmatter::parse) {
         None => serde_json::Map::new(),
         Some(Ok(map)) => map,
         Some(Err(e)) => {
@@ -175,13 +139,13 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
     };
 
     let mut tags = Vec::new();
-    for t in crate::frontmatter::string_list(
+    for t in crate::markdown::frontmatter::string_list(
         frontmatter.get("tags").or_else(|| frontmatter.get("tag")),
         true,
     ) {
         push_tag(&mut tags, &t);
     }
-    let aliases = crate::frontmatter::string_list(
+    let aliases = crate::markdown::frontmatter::string_list(
         frontmatter
             .get("aliases")
             .or_else(|| frontmatter.get("alias")),
@@ -194,7 +158,7 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         if in_code {
             return;
         }
-        if let Some((level, text)) = parse_heading(line) {
+        if let Some((level, text)) = heading(line) {
             headings.push(Heading {
                 level,
                 text,

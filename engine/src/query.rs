@@ -26,8 +26,27 @@ pub enum SubQueryKind {
     Lex,
     /// Nearest neighbours of the query's embedding.
     Vec,
-    /// The cross-encoder pass over fused candidates (reported in [`QueryResult::used`] only).
+}
+
+/// A stage a query ran, as [`QueryResult::used`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// BM25 over the tantivy index.
+    Lex,
+    /// Nearest neighbours of the query's embedding.
+    Vec,
+    /// The cross-encoder pass over fused candidates.
     Rerank,
+}
+
+impl From<SubQueryKind> for Stage {
+    fn from(kind: SubQueryKind) -> Stage {
+        match kind {
+            SubQueryKind::Lex => Stage::Lex,
+            SubQueryKind::Vec => Stage::Vec,
+        }
+    }
 }
 
 /// One typed sub-query of a hybrid query.
@@ -173,8 +192,8 @@ pub struct QueryHit {
 pub struct QueryResult {
     /// Fused hits, best first.
     pub hits: Vec<QueryHit>,
-    /// The retrievers actually used (`lex`, `vec`).
-    pub used: Vec<SubQueryKind>,
+    /// The stages actually run (`lex`, `vec`, then `rerank` when the cross-encoder ran).
+    pub used: Vec<Stage>,
     /// Things the caller should know (no model, no vectors yet, chunks without vectors); shown
     /// once.
     pub notices: Vec<String>,

@@ -300,7 +300,7 @@ pub(crate) mod tests {
 
     #[test]
     fn query_with_reranker_explains_every_stage() {
-        use crate::query::{QueryOptions, SubQuery, SubQueryKind};
+        use crate::query::{QueryOptions, Stage, SubQuery};
         use crate::vault::{NoProgress, Vault, VaultOptions};
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("v");
@@ -326,7 +326,7 @@ pub(crate) mod tests {
                 &opts,
             )
             .unwrap();
-        assert_eq!(r.used, vec![SubQueryKind::Lex, SubQueryKind::Rerank]);
+        assert_eq!(r.used, vec![Stage::Lex, Stage::Rerank]);
         assert_eq!(r.hits.len(), plain.hits.len().min(5));
         for w in r.hits.windows(2) {
             assert!(w[0].hit.score >= w[1].hit.score);

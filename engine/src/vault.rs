@@ -208,7 +208,7 @@ mod tests {
     use super::vectors::{EMBED_SAMPLE_STRATA, estimate_sample};
     use super::*;
     use crate::embed::Embedder;
-    use crate::query::{QueryOptions, QueryResult, SubQuery, SubQueryKind};
+    use crate::query::{QueryOptions, QueryResult, Stage, SubQuery};
 
     /// A deterministic stand-in for a model: words hashed into 64 dimensions, normalised. It
     /// records the size of every `embed` call.
@@ -365,7 +365,7 @@ mod tests {
         let q = hybrid(&v, &e, "resolver timeouts");
         assert_eq!(q.missing_vectors, Some(0));
         assert!(q.notices.is_empty(), "{:?}", q.notices);
-        assert!(q.used.contains(&SubQueryKind::Vec));
+        assert!(q.used.contains(&Stage::Vec));
         let h = v.health(&caller).unwrap();
         assert_eq!(h.missing_vectors, Some(0));
         assert!(!h.warnings.iter().any(|w| w.contains("no vector")));

@@ -240,34 +240,34 @@ impl<'a> Walk<'a> {
 
     /// Walks, calling `visit` for each folder and regular file; returns the warnings met.
     pub fn run(&self, visit: &mut dyn FnMut(&WalkEntry) -> Step) -> Vec<Warning> {
-        let mut warnings = Vec::new();
         let dir = if self.start.is_empty() {
             self.root.to_path_buf()
         } else {
             self.root.join(self.start)
         };
         let Ok(real) = fs::canonicalize(&dir) else {
-            return warnings;
+            return Vec::new();
         };
-        let mut seen = HashSet::from([real.clone()]);
-        self.folder(self.start, &dir, &real, 0, &mut seen, &mut warnings, visit);
-        warnings
+        let mut pass = Pass {
+            seen: HashSet::from([real.clone()]),
+            warnings: Vec::new(),
+            visit,
+        };
+        self.folder(&mut pass, self.start, &dir, &real, 0);
+        pass.warnings
     }
 
     /// Walks one folder; returns true when the visitor stopped the walk.
-    #[allow(clippy::too_many_arguments)]
     fn folder(
         &self,
+        pass: &mut Pass<'_>,
         rel_dir: &str,
         dir: &Path,
         real_dir: &Path,
         depth: usize,
-        seen: &mut HashSet<PathBuf>,
-        warnings: &mut Vec<Warning>,
-        visit: &mut dyn FnMut(&WalkEntry) -> Step,
     ) -> bool {
-        let warn = |warnings: &mut Vec<Warning>, path: String, kind, message: String| {
-            warnings.push(Warning {
+        let warn = |pass: &mut Pass<'_>, path: String, kind, message: String| {
+            pass.warnings.push(Warning {
                 path,
                 kind,
                 message,
@@ -278,7 +278,7 @@ impl<'a> Walk<'a> {
             Err(e) => {
                 let path = if rel_dir.is_empty() { "." } else { rel_dir };
                 warn(
-                    warnings,
+                    pass,
                     path.into(),
                     WarningKind::Unreadable,
                     format!("cannot list folder: {e}"),
@@ -292,7 +292,7 @@ impl<'a> Walk<'a> {
                 Ok(e) => e,
                 Err(e) => {
                     warn(
-                        warnings,
+                        pass,
                         rel_dir.to_string(),
                         WarningKind::Unreadable,
                         format!("cannot read folder entry: {e}"),
@@ -304,7 +304,7 @@ impl<'a> Walk<'a> {
                 Ok(name) if name.starts_with('.') => {}
                 Ok(name) => named.push((name, entry)),
                 Err(name) => warn(
-                    warnings,
+                    pass,
                     join_rel(rel_dir, &name.to_string_lossy()),
                     WarningKind::InvalidUtf8,
                     "file name is not valid UTF-8; skipped".into(),
@@ -319,7 +319,7 @@ impl<'a> Walk<'a> {
             }
             let Ok(ftype) = entry.file_type() else {
                 warn(
-                    warnings,
+                    pass,
                     rel,
                     WarningKind::Unreadable,
                     "cannot read file type".into(),
@@ -342,7 +342,7 @@ impl<'a> Walk<'a> {
                                 WarningKind::SymlinkOutside
                             };
                             let message = format!("symlink cannot be resolved ({e}); not followed");
-                            warn(warnings, rel, kind, message);
+                            warn(pass, rel, kind, message);
                         }
                         continue;
                     }
@@ -353,7 +353,7 @@ impl<'a> Walk<'a> {
                             "symlink points outside the vault ({}); not followed",
                             target.display()
                         );
-                        warn(warnings, rel, WarningKind::SymlinkOutside, message);
+                        warn(pass, rel, WarningKind::SymlinkOutside, message);
                     }
                     continue;
                 }
@@ -361,7 +361,7 @@ impl<'a> Walk<'a> {
                     Ok(m) => (target, Some(m)),
                     Err(e) => {
                         let message = format!("cannot stat symlink target: {e}");
-                        warn(warnings, rel, WarningKind::Unreadable, message);
+                        warn(pass, rel, WarningKind::Unreadable, message);
                         continue;
                     }
                 }
@@ -375,7 +375,7 @@ impl<'a> Walk<'a> {
             if !is_dir && !is_file {
                 if looks_like_note {
                     let message = "not a regular file; skipped".to_string();
-                    warn(warnings, rel, WarningKind::NotAFile, message);
+                    warn(pass, rel, WarningKind::NotAFile, message);
                 }
                 continue;
             }
@@ -386,16 +386,16 @@ impl<'a> Walk<'a> {
                 {
                     continue;
                 }
-                if !seen.insert(real.clone()) {
+                if !pass.seen.insert(real.clone()) {
                     let message = format!(
                         "symlink loop: {} is already walked; skipped",
                         real.display()
                     );
-                    warn(warnings, rel, WarningKind::SymlinkLoop, message);
+                    warn(pass, rel, WarningKind::SymlinkLoop, message);
                     continue;
                 }
             }
-            let step = visit(&WalkEntry {
+            let step = (pass.visit)(&WalkEntry {
                 rel: &rel,
                 name,
                 path: &path,
@@ -407,7 +407,7 @@ impl<'a> Walk<'a> {
                 Step::Stop => return true,
                 Step::Skip => {}
                 Step::Continue if is_dir => {
-                    if self.folder(&rel, &path, &real, depth + 1, seen, warnings, visit) {
+                    if self.folder(pass, &rel, &path, &real, depth + 1) {
                         return true;
                     }
                 }
@@ -416,6 +416,14 @@ impl<'a> Walk<'a> {
         }
         false
     }
+}
+
+/// What one [`Walk::run`] carries through the folders.
+struct Pass<'v> {
+    /// Real folders already walked (each is walked once).
+    seen: HashSet<PathBuf>,
+    warnings: Vec<Warning>,
+    visit: &'v mut dyn FnMut(&WalkEntry) -> Step,
 }
 
 /// Walks `root` and returns every note file, sorted by path, plus the warnings found.

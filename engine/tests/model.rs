@@ -94,8 +94,7 @@ fn missing_model_says_how_to_install_it() {
 mod vault {
     use super::embedder;
     use mindex::{
-        ErrorCode, NoProgress, QueryOptions, SearchOptions, SubQuery, SubQueryKind, Vault,
-        VaultOptions,
+        ErrorCode, NoProgress, QueryOptions, SearchOptions, Stage, SubQuery, Vault, VaultOptions,
     };
     use std::fs;
 
@@ -125,7 +124,7 @@ mod vault {
                 &QueryOptions::default(),
             )
             .unwrap();
-        assert_eq!(r.used, vec![SubQueryKind::Lex]);
+        assert_eq!(r.used, vec![Stage::Lex]);
         assert_eq!(r.notices.len(), 1);
         assert!(!r.hits.is_empty());
 
@@ -188,7 +187,7 @@ mod vault {
                 &opts,
             )
             .unwrap();
-        assert_eq!(r.used, vec![SubQueryKind::Lex, SubQueryKind::Vec]);
+        assert_eq!(r.used, vec![Stage::Lex, Stage::Vec]);
         assert!(r.notices.is_empty());
         let top5: Vec<&str> = r.hits.iter().take(5).map(|h| h.hit.path.as_str()).collect();
         assert!(top5.contains(&"brain/Patterns.md"), "{top5:?}");
@@ -206,7 +205,7 @@ mod vault {
                 &QueryOptions::default(),
             )
             .unwrap();
-        assert_eq!(r.used, vec![SubQueryKind::Vec]);
+        assert_eq!(r.used, vec![Stage::Vec]);
         assert_eq!(r.hits[0].hit.path, "org/people/Alice Chen.md");
         // Without a model: lexical ranking and a notice, never an empty answer.
         let r = v
@@ -217,7 +216,7 @@ mod vault {
             )
             .unwrap();
         assert!(!r.hits.is_empty());
-        assert_eq!(r.used, vec![SubQueryKind::Lex]);
+        assert_eq!(r.used, vec![Stage::Lex]);
         assert_eq!(r.notices.len(), 1);
     }
 }

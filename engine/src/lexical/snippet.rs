@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::tokenizer;
+use crate::markdown::blocks::{FenceLine, Fences, unquoted};
 use crate::note::WIKILINK;
 
 /// Target snippet length, in characters.
@@ -47,16 +48,14 @@ static RULE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:[-*_]\s*){3,}$|^\s*\|?[\s:|-]*-{3,}[\s:|-]*$").expect("static regex")
 });
 
-/// One markdown line as it reads (see the module docs). `in_fence` tracks code fences.
-fn clean_line(line: &str, in_fence: &mut bool) -> String {
+/// One markdown line as it reads (see the module docs). `fences` tracks code fences.
+fn clean_line(line: &str, fences: &mut Fences) -> String {
+    match fences.step(line) {
+        FenceLine::Opens | FenceLine::Closes => return String::new(),
+        FenceLine::Inside => return unquoted(line).trim_end().to_string(),
+        FenceLine::Text => {}
+    }
     let t = line.trim_start();
-    if t.starts_with("```") || t.starts_with("~~~") {
-        *in_fence = !*in_fence;
-        return String::new();
-    }
-    if *in_fence {
-        return line.trim().to_string();
-    }
     // Each pass only where its mark can be (most lines are plain prose).
     let first = t.chars().next().unwrap_or(' ');
     if matches!(first, '-' | '*' | '_' | '|' | ':') && RULE.is_match(line) {
@@ -103,9 +102,9 @@ fn clean_line(line: &str, in_fence: &mut bool) -> String {
 
 /// The chunk's text as it reads, one output line per input line (so line numbers carry over).
 pub(crate) fn clean_markdown(text: &str) -> String {
-    let mut in_fence = false;
+    let mut fences = Fences::default();
     text.lines()
-        .map(|l| clean_line(l, &mut in_fence))
+        .map(|l| clean_line(l, &mut fences))
         .collect::<Vec<_>>()
         .join("\n")
 }

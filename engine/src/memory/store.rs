@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::text::{self, Digest, FmEdit, FmValue};
+use super::text::Digest;
 use super::{MEMORY_SOURCE, Memory};
 use crate::error::{Error, Result};
+use crate::markdown::frontmatter::{self, FmEdit, FmValue};
 
 /// A memory with its similarity digest.
 pub(crate) type Digested = (Arc<Memory>, Arc<Digest>);
@@ -88,7 +89,7 @@ static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// Outcome of marking a memory superseded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Mark {
+pub(crate) enum SupersedeMark {
     /// The back-link was written.
     Marked,
     /// The back-link was already there.
@@ -296,16 +297,16 @@ impl MemoryStore {
     /// than into the new file: appended bytes are appended to the new file, and a rewrite puts
     /// the writer's version back and starts over. After [`MARK_ATTEMPTS`] rounds of changes the
     /// back-link is refused, every edit kept.
-    pub fn mark_superseded(&self, rel: &str, new_title: &str) -> Mark {
+    pub fn mark_superseded(&self, rel: &str, new_title: &str) -> SupersedeMark {
         let abs = self.vault.join(rel);
         let _lock = match lock_file(&self.lock_path) {
             Ok(l) => l,
-            Err(e) => return Mark::Refused(format!("cannot lock the memory store: {e}")),
+            Err(e) => return SupersedeMark::Refused(format!("cannot lock the memory store: {e}")),
         };
         for _ in 0..MARK_ATTEMPTS {
             match mark_once(&abs, rel, new_title) {
                 Ok(m) => {
-                    if m == Mark::Marked {
+                    if m == SupersedeMark::Marked {
                         self.invalidate(rel);
                     }
                     return m;
@@ -316,7 +317,7 @@ impl MemoryStore {
                 }
             }
         }
-        Mark::Refused(format!(
+        SupersedeMark::Refused(format!(
             "{rel} kept changing while its back-link was written (someone is editing it): not back-linked, every edit kept; supersede it again once the edit is done"
         ))
     }
@@ -341,8 +342,12 @@ fn read_from_start(f: &mut File) -> io::Result<Vec<u8>> {
 }
 
 /// One round of [`MemoryStore::mark_superseded`] (the store lock held).
-fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark, Changed> {
-    let cannot_read = || Mark::Refused(format!("cannot read {rel}"));
+fn mark_once(
+    abs: &Path,
+    rel: &str,
+    new_title: &str,
+) -> std::result::Result<SupersedeMark, Changed> {
+    let cannot_read = || SupersedeMark::Refused(format!("cannot read {rel}"));
     let Ok(mut old) = File::open(abs) else {
         return Ok(cannot_read());
     };
@@ -353,23 +358,23 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
         return Ok(cannot_read());
     };
     let Ok(md) = String::from_utf8(read) else {
-        return Ok(Mark::Refused(format!(
+        return Ok(SupersedeMark::Refused(format!(
             "refusing to modify {rel}: not UTF-8 text"
         )));
     };
-    match text::parse_frontmatter(&md).get("source") {
+    match frontmatter::parse_subset(&md).get("source") {
         Some(FmValue::Scalar(s)) if s == MEMORY_SOURCE => {}
         _ => {
-            return Ok(Mark::Refused(format!(
+            return Ok(SupersedeMark::Refused(format!(
                 "refusing to modify {rel}: not an agent-written memory (source is not {MEMORY_SOURCE})"
             )));
         }
     }
-    let next = match text::add_to_frontmatter_list(&md, "superseded_by", new_title) {
+    let next = match frontmatter::add_to_list(&md, "superseded_by", new_title) {
         FmEdit::Changed(s) => s,
-        FmEdit::AlreadyPresent => return Ok(Mark::AlreadyPresent),
+        FmEdit::AlreadyPresent => return Ok(SupersedeMark::AlreadyPresent),
         FmEdit::NoFrontmatter => {
-            return Ok(Mark::Refused(format!(
+            return Ok(SupersedeMark::Refused(format!(
                 "refusing to modify {rel}: no frontmatter"
             )));
         }
@@ -383,7 +388,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
     })();
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
-        return Ok(Mark::Refused(format!("cannot write {rel}: {e}")));
+        return Ok(SupersedeMark::Refused(format!("cannot write {rel}: {e}")));
     }
     // Right before the rename: still the version read?
     let unchanged = fs::metadata(abs).is_ok_and(|m| FileKey::of(&m) == key)
@@ -394,7 +399,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
     }
     if let Err(e) = fs::rename(&tmp, abs) {
         let _ = fs::remove_file(&tmp);
-        return Ok(Mark::Refused(format!("cannot write {rel}: {e}")));
+        return Ok(SupersedeMark::Refused(format!("cannot write {rel}: {e}")));
     }
     sync_dir(dir);
     // Writes of editors that opened the replaced file before the rename.
@@ -406,7 +411,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
             break;
         };
         if late == seen {
-            return Ok(Mark::Marked);
+            return Ok(SupersedeMark::Marked);
         }
         if let Some(extra) = late.strip_prefix(seen.as_slice()) {
             // Appended: the same bytes go to the end of the new file.
@@ -415,7 +420,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
                 .open(abs)
                 .and_then(|mut f| f.write_all(extra).and_then(|()| f.sync_all()));
             if let Err(e) = appended {
-                return Ok(Mark::Refused(format!(
+                return Ok(SupersedeMark::Refused(format!(
                     "{rel} changed while its back-link was written and the change could not be carried over ({e}); the edit is in no file now, please redo it"
                 )));
             }
@@ -429,7 +434,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
                 let mut restored = late;
                 restored.extend_from_slice(added);
                 if let Err(e) = replace_file(abs, &restored) {
-                    return Ok(Mark::Refused(format!(
+                    return Ok(SupersedeMark::Refused(format!(
                         "{rel} was rewritten while its back-link was written and could not be restored ({e})"
                     )));
                 }
@@ -437,7 +442,7 @@ fn mark_once(abs: &Path, rel: &str, new_title: &str) -> std::result::Result<Mark
             return Err(Changed);
         }
     }
-    Ok(Mark::Marked)
+    Ok(SupersedeMark::Marked)
 }
 
 /// Takes an exclusive lock on `path` (created if missing), blocking until it is free.

@@ -4,7 +4,7 @@
 use std::fs;
 use std::sync::Arc;
 
-use super::store::{Mark, MemoryStore};
+use super::store::{MemoryStore, SupersedeMark};
 use super::*;
 
 fn input(title: &str, body: &str, confidence: &str) -> MemoryInput {
@@ -798,12 +798,12 @@ fn supersession_never_loses_a_concurrent_human_edit() {
     for i in 0..150 {
         let title = format!("Correction {i}");
         match s.mark_superseded(&rel, &title) {
-            Mark::Marked => marked.push(title),
-            Mark::Refused(why) => {
+            SupersedeMark::Marked => marked.push(title),
+            SupersedeMark::Refused(why) => {
                 assert!(why.contains("kept changing"), "{why}");
                 refused += 1;
             }
-            Mark::AlreadyPresent => panic!("{title} already present"),
+            SupersedeMark::AlreadyPresent => panic!("{title} already present"),
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -836,11 +836,17 @@ fn supersession_marks_only_engine_memories() {
     let rel = s
         .write((2026, 7, 1), "old title", &render(&v, &fixed_now(), &[]))
         .unwrap();
-    assert_eq!(s.mark_superseded(&rel, "New, with comma"), Mark::Marked);
-    assert_eq!(s.mark_superseded(&rel, "Second \"quoted\""), Mark::Marked);
     assert_eq!(
         s.mark_superseded(&rel, "New, with comma"),
-        Mark::AlreadyPresent
+        SupersedeMark::Marked
+    );
+    assert_eq!(
+        s.mark_superseded(&rel, "Second \"quoted\""),
+        SupersedeMark::Marked
+    );
+    assert_eq!(
+        s.mark_superseded(&rel, "New, with comma"),
+        SupersedeMark::AlreadyPresent
     );
     let m = Memory::parse(&rel, &fs::read_to_string(d.path().join(&rel)).unwrap());
     assert_eq!(m.superseded_by, ["New, with comma", "Second \"quoted\""]);
@@ -849,13 +855,13 @@ fn supersession_marks_only_engine_memories() {
     let human = "---\ntitle: x\nsource: clipper\n---\n# Human\n";
     let hrel = s.write((2026, 7, 1), "human", human).unwrap();
     match s.mark_superseded(&hrel, "New") {
-        Mark::Refused(why) => assert!(why.contains("refusing to modify")),
+        SupersedeMark::Refused(why) => assert!(why.contains("refusing to modify")),
         other => panic!("{other:?}"),
     }
     assert_eq!(fs::read_to_string(d.path().join(&hrel)).unwrap(), human);
     assert!(matches!(
         s.mark_superseded("memories/nope.md", "x"),
-        Mark::Refused(_)
+        SupersedeMark::Refused(_)
     ));
 }
 

@@ -1,24 +1,21 @@
 //! Pure text functions of the memory store: slugs, descriptions, wikilinks and titles here; one
-//! submodule per other subject (`similarity`, `rules` for the contract rules, `frontmatter` for
-//! the subset memories are written in, `guard` for the sanitiser and the markup guard).
+//! submodule per other subject (`similarity`, `rules` for the contract rules, `guard` for the sanitiser and the markup guard).
 //!
 //! Nothing here touches the disk or the clock: every function maps strings to strings (or to
 //! small values), so the store, the server and the tests can share one definition of each rule.
 //! Lengths and offsets are counted in Unicode scalar values (`char`s) unless a doc says bytes.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-mod frontmatter;
 mod guard;
 mod rules;
 mod similarity;
 
-pub(crate) use frontmatter::*;
+pub(crate) use crate::markdown::frontmatter::json_str;
 pub(crate) use guard::*;
 pub(crate) use rules::*;
 pub(crate) use similarity::*;
@@ -170,33 +167,6 @@ pub(crate) fn describe(body: &str) -> String {
     format!("{}…", text.trim_end_matches(is_js_space))
 }
 
-/// Characters JSON may leave raw but a YAML reader could treat as a line break or reject as
-/// non-printable; [`json_str`] escapes them as `\uXXXX`.
-fn needs_yaml_escape(c: char) -> bool {
-    matches!(
-        c,
-        '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-    )
-}
-
-/// JSON-encodes `s` as a quoted string. The result is also a valid YAML double-quoted scalar and
-/// never contains a raw line break, so it can sit on one frontmatter line.
-pub(crate) fn json_str(s: &str) -> String {
-    let raw = serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""));
-    if !raw.chars().any(needs_yaml_escape) {
-        return raw;
-    }
-    let mut out = String::with_capacity(raw.len() + 12);
-    for c in raw.chars() {
-        if needs_yaml_escape(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 // ---------------------------------------------------------------------------------------------
 // §A.5 links
 // ---------------------------------------------------------------------------------------------
@@ -266,8 +236,8 @@ static H1: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?m)^#[ \t]+(.*\S.*)$"))
 /// the frontmatter, trimmed; the body is what remains once the frontmatter block and that heading
 /// line are removed, trimmed.
 pub(crate) fn memory_title_body(md: &str) -> (Option<String>, String) {
-    let rest = match fm_span(md) {
-        Some(span) => &md[span.after..],
+    let rest = match crate::markdown::frontmatter::inside_and_after(md) {
+        Some((_, after)) => &md[after..],
         None => md.strip_prefix('\u{feff}').unwrap_or(md),
     };
     match H1.captures(rest) {
@@ -638,8 +608,10 @@ mod tests {
         assert_ne!(slugify(title), title);
         let md = format!("---\naliases: [{}]\n---\n\n# x\n", json_str(title));
         assert_eq!(
-            parse_frontmatter(&md).get("aliases"),
-            Some(&FmValue::List(vec![title.to_owned()]))
+            crate::markdown::frontmatter::parse_subset(&md).get("aliases"),
+            Some(&crate::markdown::frontmatter::FmValue::List(vec![
+                title.to_owned()
+            ]))
         );
     }
 
@@ -877,234 +849,6 @@ mod tests {
     const MEMORY: &str = "---\ndate: 2026-07-26\ndescription: \"x\"\nsource: mcp-capture\n\
                           projects: [\"pocket\"]\n---\n\n# Old lesson\n\nBody with ---\n\
                           superseded_by: [\"not me\"]\n";
-
-    #[test]
-    fn frontmatter_block_finds_the_leading_fence() {
-        let (inside, after) = frontmatter_block("---\na: 1\nb: 2\n---\nbody").expect("block");
-        assert_eq!(inside, "a: 1\nb: 2");
-        assert_eq!(after, "---\na: 1\nb: 2\n---\n".len());
-        let (inside, after) =
-            frontmatter_block("\u{feff}---\r\na: 1\r\n---\r\n# T\r\n").expect("bom");
-        assert_eq!(inside, "a: 1");
-        assert_eq!(after, "\u{feff}---\r\na: 1\r\n---\r\n".len());
-        assert_eq!(frontmatter_block("---\n---\n"), Some(("", 8)));
-        assert_eq!(frontmatter_block("---\na: 1\n---"), Some(("a: 1", 12)));
-        assert_eq!(frontmatter_block("# no frontmatter\n---\n"), None);
-        assert_eq!(frontmatter_block("---\na: 1\nnever closed\n"), None);
-        assert_eq!(frontmatter_block(""), None);
-        assert_eq!(frontmatter_block(" ---\na\n---\n"), None);
-    }
-
-    #[test]
-    fn parse_frontmatter_reads_the_subset() {
-        let md = "---\ndate: 2026-07-26\ndescription: \"say \\\"hi\\\": now\"\nprojects: []\n\
-                  tags: [memory]\nplatforms: ['ios', \"web\"]\nempty:\nquoted: 'it''s'\n\
-                  superseded_by: [\"one, with comma\", \"two, also\"]\n\
-                  escaped: [\"say \\\"a, b\\\" ok\", \"z\"]\n  indented: skipped\n\
-                  9bad: skipped\nscope: general\n---\n# T\n";
-        let fm = parse_frontmatter(md);
-        let scalar = |s: &str| FmValue::Scalar(s.to_owned());
-        let list = |v: &[&str]| FmValue::List(strings(v));
-        assert_eq!(fm.get("date"), Some(&scalar("2026-07-26")));
-        assert_eq!(fm.get("description"), Some(&scalar("say \"hi\": now")));
-        assert_eq!(fm.get("projects"), Some(&list(&[])));
-        assert_eq!(fm.get("tags"), Some(&list(&["memory"])));
-        assert_eq!(fm.get("platforms"), Some(&list(&["ios", "web"])));
-        assert_eq!(fm.get("empty"), None);
-        assert_eq!(fm.get("quoted"), Some(&scalar("it's")));
-        assert_eq!(
-            fm.get("superseded_by"),
-            Some(&list(&["one, with comma", "two, also"]))
-        );
-        assert_eq!(fm.get("escaped"), Some(&list(&["say \"a, b\" ok", "z"])));
-        assert_eq!(fm.get("indented"), None);
-        assert_eq!(fm.get("9bad"), None);
-        assert_eq!(fm.get("scope"), Some(&scalar("general")));
-        assert_eq!(fm.len(), 9);
-        assert!(parse_frontmatter("").is_empty());
-        assert!(parse_frontmatter("# just a note\n\nsource: mcp-capture\n").is_empty());
-        let crlf = parse_frontmatter("---\r\nsource: mcp-capture\r\nprojects: [\"a\"]\r\n---\r\n");
-        assert_eq!(crlf.get("source"), Some(&scalar("mcp-capture")));
-        assert_eq!(crlf.get("projects"), Some(&list(&["a"])));
-        // A broken JSON string falls back to stripping the quotes.
-        let broken = parse_frontmatter("---\na: \"bad \\q\"\n---\n");
-        assert_eq!(broken.get("a"), Some(&scalar("bad \\q")));
-    }
-
-    #[test]
-    fn split_inline_list_is_quote_aware() {
-        assert_eq!(split_inline_list(""), Vec::<String>::new());
-        assert_eq!(split_inline_list("  "), Vec::<String>::new());
-        assert_eq!(split_inline_list("a, b ,c"), strings(&["a", "b", "c"]));
-        assert_eq!(
-            split_inline_list(r#""x, y", 'p, q', "a\"b, c", plain"#),
-            strings(&["x, y", "p, q", "a\"b, c", "plain"])
-        );
-        assert_eq!(split_inline_list("it's, fine"), strings(&["it's", "fine"]));
-        assert_eq!(
-            split_inline_list("'it''s, ok', b"),
-            strings(&["it's, ok", "b"])
-        );
-        assert_eq!(
-            split_inline_list(r#""back\\slash", "u\u00e9""#),
-            strings(&["back\\slash", "ué"])
-        );
-    }
-
-    #[test]
-    fn add_to_frontmatter_list_appends_and_extends() {
-        let FmEdit::Changed(once) = add_to_frontmatter_list(MEMORY, "superseded_by", "New Title")
-        else {
-            panic!("expected a change");
-        };
-        let expected = MEMORY.replacen(
-            "projects: [\"pocket\"]\n---\n",
-            "projects: [\"pocket\"]\nsuperseded_by: [\"New Title\"]\n---\n",
-            1,
-        );
-        assert_eq!(once, expected);
-        assert_eq!(once.matches("\n---\n").count(), 1, "body fence untouched");
-        assert!(once.ends_with("Body with ---\nsuperseded_by: [\"not me\"]\n"));
-
-        let FmEdit::Changed(twice) = add_to_frontmatter_list(&once, "superseded_by", "Second")
-        else {
-            panic!("expected a change");
-        };
-        assert!(
-            twice.contains("superseded_by: [\"New Title\", \"Second\"]\n---\n"),
-            "{twice}"
-        );
-        assert_eq!(
-            parse_frontmatter(&twice).get("superseded_by"),
-            Some(&FmValue::List(strings(&["New Title", "Second"])))
-        );
-        assert_eq!(memory_title_body(&twice), memory_title_body(MEMORY));
-        assert_eq!(
-            add_to_frontmatter_list(&twice, "superseded_by", "New Title"),
-            FmEdit::AlreadyPresent
-        );
-        assert_eq!(
-            add_to_frontmatter_list(&twice, "superseded_by", "Second"),
-            FmEdit::AlreadyPresent
-        );
-        // Other keys are byte-identical and in order.
-        let keys: Vec<&str> = twice.lines().take(7).collect();
-        assert_eq!(
-            keys,
-            vec![
-                "---",
-                "date: 2026-07-26",
-                "description: \"x\"",
-                "source: mcp-capture",
-                "projects: [\"pocket\"]",
-                "superseded_by: [\"New Title\", \"Second\"]",
-                "---"
-            ]
-        );
-    }
-
-    #[test]
-    fn add_to_frontmatter_list_without_frontmatter_changes_nothing() {
-        let md = "# A human note\n\nsuperseded_by: nothing here\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "X"),
-            FmEdit::NoFrontmatter
-        );
-        assert_eq!(
-            add_to_frontmatter_list("---\nnever: closed\n", "superseded_by", "X"),
-            FmEdit::NoFrontmatter
-        );
-    }
-
-    #[test]
-    fn awkward_values_keep_the_list_parseable() {
-        let quotes = "He said \"stop\": then \\ left";
-        let comma = "Fix A, then B";
-        let FmEdit::Changed(md) = add_to_frontmatter_list(MEMORY, "superseded_by", quotes) else {
-            panic!("expected a change");
-        };
-        let FmEdit::Changed(md) = add_to_frontmatter_list(&md, "superseded_by", comma) else {
-            panic!("expected a change");
-        };
-        let line = md
-            .lines()
-            .find(|l| l.starts_with("superseded_by: "))
-            .expect("line");
-        let json: Vec<String> =
-            serde_json::from_str(line.trim_start_matches("superseded_by: ")).expect("json list");
-        assert_eq!(json, strings(&[quotes, comma]));
-        assert_eq!(
-            parse_frontmatter(&md).get("superseded_by"),
-            Some(&FmValue::List(strings(&[quotes, comma])))
-        );
-        let yaml: serde_yaml_ng::Value =
-            serde_yaml_ng::from_str(frontmatter_block(&md).expect("block").0).expect("yaml");
-        assert_eq!(yaml["superseded_by"][1].as_str(), Some(comma));
-        assert_eq!(
-            add_to_frontmatter_list(&md, "superseded_by", comma),
-            FmEdit::AlreadyPresent
-        );
-    }
-
-    #[test]
-    fn add_to_frontmatter_list_other_shapes() {
-        // Empty inline list.
-        let md = "---\nsuperseded_by: []\nx: 1\n---\nbody\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "T"),
-            FmEdit::Changed(String::from(
-                "---\nsuperseded_by: [\"T\"]\nx: 1\n---\nbody\n"
-            ))
-        );
-        // Scalar becomes a list.
-        let md = "---\nsuperseded_by: \"A\"\n---\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "B"),
-            FmEdit::Changed(String::from("---\nsuperseded_by: [\"A\", \"B\"]\n---\n"))
-        );
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "A"),
-            FmEdit::AlreadyPresent
-        );
-        // Block list gets one more item.
-        let md = "---\nsuperseded_by:\n  - \"A\"\nz: 2\n---\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "B"),
-            FmEdit::Changed(String::from(
-                "---\nsuperseded_by:\n  - \"A\"\n  - \"B\"\nz: 2\n---\n"
-            ))
-        );
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "A"),
-            FmEdit::AlreadyPresent
-        );
-        // Empty key with no items.
-        let md = "---\nsuperseded_by:\nz: 2\n---\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "B"),
-            FmEdit::Changed(String::from("---\nsuperseded_by: [\"B\"]\nz: 2\n---\n"))
-        );
-        // Empty frontmatter, CRLF and BOM.
-        assert_eq!(
-            add_to_frontmatter_list("---\n---\n", "k", "v"),
-            FmEdit::Changed(String::from("---\nk: [\"v\"]\n---\n"))
-        );
-        let md = "\u{feff}---\r\nsource: mcp-capture\r\n---\r\n# T\r\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "N"),
-            FmEdit::Changed(String::from(
-                "\u{feff}---\r\nsource: mcp-capture\r\nsuperseded_by: [\"N\"]\r\n---\r\n# T\r\n"
-            ))
-        );
-        // A key that merely starts with the same letters is a different key.
-        let md = "---\nsuperseded_by_x: [\"A\"]\n---\n";
-        assert_eq!(
-            add_to_frontmatter_list(md, "superseded_by", "A"),
-            FmEdit::Changed(String::from(
-                "---\nsuperseded_by_x: [\"A\"]\nsuperseded_by: [\"A\"]\n---\n"
-            ))
-        );
-    }
 
     #[test]
     fn memory_title_and_body() {

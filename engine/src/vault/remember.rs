@@ -11,7 +11,7 @@ use serde_json::json;
 use super::Vault;
 use crate::error::Result;
 use crate::identity::Caller;
-use crate::memory::store::Mark;
+use crate::memory::store::SupersedeMark;
 use crate::memory::text::{self, Digest, FieldValue};
 use crate::memory::{
     Memory, MemoryInput, Now, Scope, find_duplicates, recall_from, render, resolve_supersedes,
@@ -256,12 +256,12 @@ impl Vault {
         for t in &targets {
             let title = t.title.clone().unwrap_or_default();
             match ctx.store.mark_superseded(&t.path, &v.title) {
-                Mark::Marked => {
+                SupersedeMark::Marked => {
                     touched.push(t.path.clone());
                     out.superseded.push(title);
                 }
-                Mark::AlreadyPresent => out.superseded.push(title),
-                Mark::Refused(why) => out.supersede_failures.push(why),
+                SupersedeMark::AlreadyPresent => out.superseded.push(title),
+                SupersedeMark::Refused(why) => out.supersede_failures.push(why),
             }
         }
         let not_indexed = self.index_written(&touched, &rel).err();

@@ -4,7 +4,9 @@ use super::Vault;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, SearchOptions};
-use crate::query::{QueryHit, QueryOptions, QueryResult, SubQuery, SubQueryKind, blend, fuse};
+use crate::query::{
+    QueryHit, QueryOptions, QueryResult, Stage, SubQuery, SubQueryKind, blend, fuse,
+};
 use crate::rerank::Reranker;
 
 impl Vault {
@@ -105,10 +107,10 @@ impl Vault {
             let hits = match (sq.kind, embedder, &store) {
                 (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, per.limit)?,
                 (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
-                (SubQueryKind::Vec | SubQueryKind::Rerank, _, _) => continue,
+                (SubQueryKind::Vec, _, _) => continue,
             };
-            if !used.contains(&sq.kind) {
-                used.push(sq.kind);
+            if !used.contains(&Stage::from(sq.kind)) {
+                used.push(Stage::from(sq.kind));
             }
             lists.push((i, sq.kind, sq.weight, hits));
         }
@@ -154,7 +156,7 @@ impl Vault {
         blend(&mut hits, &scores, opts.rerank_weight);
         hits.truncate(opts.limit);
         if !used.is_empty() {
-            used.push(SubQueryKind::Rerank);
+            used.push(Stage::Rerank);
         }
         Ok(QueryResult {
             hits,
