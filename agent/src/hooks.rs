@@ -32,8 +32,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use mindex::INDEX_DIR_NAME;
-use mindex::Manifest;
+use mindex::manifest::Manifest;
+use mindex::vault::INDEX_DIR_NAME;
 
 pub use classify::{SIGNALS, Signal, classify};
 pub use compact::{

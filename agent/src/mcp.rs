@@ -461,7 +461,7 @@ impl McpServer {
         }
         self.model
             .get_or_init(|| {
-                BertEmbedder::load(&mindex::model_dir(None))
+                BertEmbedder::load(&mindex::embed::model_dir(None))
                     .ok()
                     .map(Arc::new)
             })
@@ -577,7 +577,7 @@ impl McpServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mindex::note_uri;
+    use mindex::resolve::note_uri;
     use mindex::scoped::{AGENT_PAGE_BYTES, MAX_MULTI_GET_BYTES, MAX_READ_BYTES, TRUNCATED_MARKER};
     use std::sync::mpsc;
 
@@ -593,7 +593,7 @@ mod tests {
     ) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        mindex::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, false).unwrap();
         for name in ["atlas", "beacon"] {
             std::fs::create_dir_all(d.path().join(name)).unwrap();
         }
@@ -999,7 +999,7 @@ mod tests {
             std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let root = d.path().join("vault");
-        mindex::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, false).unwrap();
         let vault = Vault::open(&root, mindex::VaultOptions::default()).unwrap();
         vault.update(&mindex::NoProgress).unwrap();
         let (tx, rx) = mpsc::channel::<Value>();

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use mindex::{BertEmbedder, Embedder, model_dir};
+use mindex::{BertEmbedder, Embedder, embed::model_dir};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args()

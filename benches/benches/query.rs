@@ -13,7 +13,9 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use mindex::{BertEmbedder, Embedder, NoProgress, Vault, VaultOptions, VectorWriter, model_dir};
+use mindex::{
+    BertEmbedder, Embedder, NoProgress, Vault, VaultOptions, embed::model_dir, vector::VectorWriter,
+};
 use mindex_benches::{Rng, generate_vault, mindex_bin, percentile};
 
 fn main() -> anyhow::Result<()> {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use mindex::{VectorStore, VectorWriter};
+use mindex::{vector::VectorStore, vector::VectorWriter};
 use mindex_benches::{Rng, percentile};
 
 const DIM: usize = 384;
@@ -71,7 +71,7 @@ fn main() -> anyhow::Result<()> {
     }
     exact_ms.sort_by(f64::total_cmp);
     let mut rows = Vec::new();
-    for ef in [16, 32, 64, mindex::DEFAULT_EF_SEARCH] {
+    for ef in [16, 32, 64, mindex::vector::DEFAULT_EF_SEARCH] {
         let mut ann_ms = Vec::new();
         let mut found = 0usize;
         for (q, truth) in queries.iter().zip(&truths) {

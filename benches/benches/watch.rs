@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mindex::{NoProgress, SearchOptions, Vault, VaultOptions, init_vault};
+use mindex::{NoProgress, SearchOptions, Vault, VaultOptions, init::init_vault};
 use mindex_benches::{generate_vault, mindex_bin, percentile};
 
 fn note(v: usize) -> String {

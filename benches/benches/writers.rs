@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use mindex::{NoProgress, Vault, VaultOptions, init_vault};
+use mindex::{NoProgress, Vault, VaultOptions, init::init_vault};
 use mindex_benches::{generate_vault, mindex_bin, percentile};
 use serde_json::{Value, json};
 

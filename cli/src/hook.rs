@@ -44,7 +44,7 @@ fn hook_root(vault: Option<&Path>) -> PathBuf {
         return v.to_path_buf();
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    mindex::find_vault_root(&cwd).unwrap_or(cwd)
+    mindex::vault::find_vault_root(&cwd).unwrap_or(cwd)
 }
 
 /// The payload on stdin: skipped on a terminal, abandoned after [`STDIN_WAIT`].
@@ -165,7 +165,7 @@ fn refresh(root: &Path, index: Option<&Path>) {
     // The model is loaded only when there are vectors to keep current; the engine embeds only
     // when they are this model's (the same path `mindex embed` and `mindex watch` take).
     if vault.vector_status().is_some() {
-        match mindex::BertEmbedder::load(&mindex::model_dir(None)) {
+        match mindex::BertEmbedder::load(&mindex::embed::model_dir(None)) {
             Ok(model) => match vault.refresh_vectors(&model) {
                 Ok(Some(_)) => {}
                 Ok(None) => debug("refresh embed skipped: the vectors belong to another model"),

@@ -105,7 +105,7 @@ enum Command {
         model: Option<PathBuf>,
         /// Build an approximate-neighbour graph (HNSW) from this many vectors on; below, vector
         /// search scans every vector exactly.
-        #[arg(long, default_value_t = mindex::DEFAULT_HNSW_THRESHOLD)]
+        #[arg(long, default_value_t = mindex::vault::DEFAULT_HNSW_THRESHOLD)]
         hnsw_threshold: usize,
     },
     /// Vector-only search: notes whose chunks are closest in meaning to the query.
@@ -137,7 +137,7 @@ enum Command {
         #[arg(long, default_value_t = 60.0)]
         rrf_k: f32,
         /// Weight of the vector sub-queries against the lexical ones (1.0 = equal).
-        #[arg(long, default_value_t = mindex::DEFAULT_VEC_WEIGHT)]
+        #[arg(long, default_value_t = mindex::query::DEFAULT_VEC_WEIGHT)]
         vec_weight: f32,
         /// Show each hit's rank and score in every sub-query and after fusion.
         #[arg(long)]
@@ -202,7 +202,7 @@ enum Command {
         /// Order by relevance to this text (nothing visible is dropped).
         query: Option<String>,
         /// Maximum number of memories.
-        #[arg(long, short = 'n', default_value_t = mindex::DEFAULT_RECALL_LIMIT)]
+        #[arg(long, short = 'n', default_value_t = mindex::memory::DEFAULT_RECALL_LIMIT)]
         limit: usize,
         /// Say why each memory is visible, and count what is withheld and why.
         #[arg(long)]
@@ -340,7 +340,7 @@ enum Command {
         #[arg(long, default_value_t = 1.0)]
         lex_weight: f32,
         /// Hybrid mode: weight of the vector list.
-        #[arg(long, default_value_t = mindex::DEFAULT_VEC_WEIGHT)]
+        #[arg(long, default_value_t = mindex::query::DEFAULT_VEC_WEIGHT)]
         vec_weight: f32,
         /// Also score a ranking computed elsewhere (a TREC run file, `qid Q0 docid rank score
         /// tag`; e.g. benches/bm25_reference.py's) with the same metric code, as the `run` row.
@@ -398,7 +398,7 @@ impl mindex::Progress for Bar {
             b.finish_and_clear();
         }
     }
-    fn estimate(&self, e: &mindex::EmbedEstimate) {
+    fn estimate(&self, e: &mindex::vault::EmbedEstimate) {
         if self.quiet {
             return;
         }
@@ -415,10 +415,10 @@ fn vault_root(cli: &Cli) -> anyhow::Result<PathBuf> {
         return Ok(v.clone());
     }
     let cwd = std::env::current_dir()?;
-    mindex::find_vault_root(&cwd).ok_or_else(|| {
+    mindex::vault::find_vault_root(&cwd).ok_or_else(|| {
         anyhow::anyhow!(
             "no vault found: pass --vault DIR, set MINDEX_VAULT, or run inside a vault (a folder with {} in it or above)",
-            mindex::MANIFEST_FILE
+            mindex::vault::MANIFEST_FILE
         )
     })
 }
@@ -433,7 +433,7 @@ fn open(cli: &Cli) -> anyhow::Result<Vault> {
 }
 
 fn load_model(dir: Option<&std::path::Path>) -> mindex::Result<mindex::BertEmbedder> {
-    mindex::BertEmbedder::load(&mindex::model_dir(dir))
+    mindex::BertEmbedder::load(&mindex::embed::model_dir(dir))
 }
 
 fn bar(cli: &Cli) -> Bar {
@@ -501,7 +501,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 Some(d) => d.clone(),
                 None => std::env::current_dir()?,
             };
-            let report = mindex::init_vault(&dir, *merge)?;
+            let report = mindex::init::init_vault(&dir, *merge)?;
             out.init(&report)
         }
         Command::Update { verify, rebuild } => {
@@ -595,11 +595,13 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             };
             let reranker = rerank
                 .as_deref()
-                .map(mindex::CrossEncoder::load)
+                .map(mindex::rerank::CrossEncoder::load)
                 .transpose()?;
             let mut result = vault.query_reranked(
                 embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
-                reranker.as_ref().map(|r| r as &dyn mindex::Reranker),
+                reranker
+                    .as_ref()
+                    .map(|r| r as &dyn mindex::rerank::Reranker),
                 &subs,
                 &opts,
             )?;
@@ -626,7 +628,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Get { spec, lines } => {
             let vault = open(cli)?;
-            let (path, line) = mindex::parse_get_spec(spec);
+            let (path, line) = mindex::vault::parse_get_spec(spec);
             let note = match vault.get(path, line, *lines) {
                 // A note literally named `x:12.md` still resolves.
                 Err(mindex::Error::NoteNotFound { .. }) if line.is_some() => {
@@ -654,7 +656,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             vec_weight,
             run,
         } => {
-            use mindex::EvalMode as M;
+            use mindex::eval::EvalMode as M;
             let modes = match mode {
                 EvalModeArg::Bm25 => vec![M::Bm25],
                 EvalModeArg::Vector => vec![M::Vector],
@@ -674,18 +676,18 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     tmp.path().join("vault")
                 }
             };
-            let report = mindex::evaluate(
-                &mindex::EvalFiles {
+            let report = mindex::eval::evaluate(
+                &mindex::eval::EvalFiles {
                     corpus,
                     queries,
                     qrels,
                 },
                 &modes,
                 embedder.as_ref().map(|e| e as &dyn mindex::Embedder),
-                &mindex::EvalFusion {
+                &mindex::eval::EvalFusion {
                     method: match fusion {
-                        FusionArg::Rrf => mindex::Fusion::Rrf,
-                        FusionArg::Minmax => mindex::Fusion::MinMax,
+                        FusionArg::Rrf => mindex::query::Fusion::Rrf,
+                        FusionArg::Minmax => mindex::query::Fusion::MinMax,
                     },
                     rrf_k: *rrf_k,
                     lex_weight: *lex_weight,
@@ -820,10 +822,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             no_vectors,
         } => {
             let vault = open(cli)?;
-            let opts = mindex::WatchOptions {
+            let opts = mindex::watch::WatchOptions {
                 debounce: std::time::Duration::from_millis(*debounce_ms),
                 reconcile_every: std::time::Duration::from_secs((*reconcile_s).max(1)),
-                ..mindex::WatchOptions::default()
+                ..mindex::watch::WatchOptions::default()
             };
             let stop = std::sync::atomic::AtomicBool::new(false);
             let json = cli.json;
@@ -831,7 +833,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let load = move || {
                 load_model(model.as_deref()).map(|m| Box::new(m) as Box<dyn mindex::Embedder>)
             };
-            let embedder: Option<mindex::EmbedderLoader<'_>> =
+            let embedder: Option<mindex::watch::EmbedderLoader<'_>> =
                 if *no_vectors { None } else { Some(&load) };
             vault.watch_with(&opts, embedder, &stop, &mut |e| {
                 output::watch_event(json, &e)
@@ -853,17 +855,17 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     let stop = std::sync::atomic::AtomicBool::new(false);
                     let load =
                         || load_model(None).map(|m| Box::new(m) as Box<dyn mindex::Embedder>);
-                    let embedder: Option<mindex::EmbedderLoader<'_>> =
+                    let embedder: Option<mindex::watch::EmbedderLoader<'_>> =
                         if embed { Some(&load) } else { None };
                     // The watcher retries what it can; when it stops (the vault was moved or
                     // deleted), say so on stderr, which MCP clients keep as the server's log.
                     // Problems (a model that cannot load) go there too.
                     let r = watched.watch_with(
-                        &mindex::WatchOptions::default(),
+                        &mindex::watch::WatchOptions::default(),
                         embedder,
                         &stop,
                         &mut |e| {
-                            if let mindex::WatchEvent::Problem(p) = e {
+                            if let mindex::watch::WatchEvent::Problem(p) = e {
                                 eprintln!("warning: {p}");
                             }
                         },

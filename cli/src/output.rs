@@ -5,8 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mindex::{
-    Changes, EmbedReport, Hit, InitReport, MultiGetItem, NoteText, QueryResult, Status, SubQuery,
-    UpdateReport, Warning,
+    Hit, QueryResult, Status, SubQuery, UpdateReport, Warning, init::InitReport, report::Changes,
+    vault::EmbedReport, vault::MultiGetItem, vault::NoteText,
 };
 use serde::Serialize;
 
@@ -37,8 +37,8 @@ fn warn_all(warnings: &[Warning]) {
 
 /// Prints an error on stderr (and as JSON on stdout with `--json`).
 /// One line per watcher event: human text on stderr-free stdout, or one JSON object per line.
-pub fn watch_event(json: bool, e: &mindex::WatchEvent) {
-    use mindex::WatchEvent as W;
+pub fn watch_event(json: bool, e: &mindex::watch::WatchEvent) {
+    use mindex::watch::WatchEvent as W;
     let line = match e {
         W::Started { report } => {
             if json {
@@ -135,7 +135,7 @@ pub fn watch_event(json: bool, e: &mindex::WatchEvent) {
 
 /// `mindex embed`'s estimate of a long run, before the rest of it: "embedding 5,183 chunks: about
 /// 2 min at ~40 chunks/s on this machine (measured on 120 of them)".
-pub fn estimate_line(e: &mindex::EmbedEstimate) -> String {
+pub fn estimate_line(e: &mindex::vault::EmbedEstimate) -> String {
     format!(
         "embedding {} chunks: about {} at ~{:.0} chunks/s on this machine (measured on {} of them)",
         thousands(e.chunks),
@@ -409,7 +409,7 @@ impl Out {
         emit(&s)
     }
 
-    pub fn eval(&self, r: &mindex::EvalReport) -> anyhow::Result<()> {
+    pub fn eval(&self, r: &mindex::eval::EvalReport) -> anyhow::Result<()> {
         if self.json {
             return emit_json(r);
         }
@@ -425,7 +425,7 @@ impl Out {
         );
         for m in &r.scores {
             let mode = match (&m.mode, &r.run_file) {
-                (mindex::EvalMode::Run, Some(f)) => format!("run ({f})"),
+                (mindex::eval::EvalMode::Run, Some(f)) => format!("run ({f})"),
                 (mode, _) => format!("{mode:?}").to_lowercase(),
             };
             let _ = writeln!(
@@ -561,21 +561,21 @@ impl Out {
         emit(&r.to_text())
     }
 
-    pub fn expand(&self, e: &mindex::Expansion) -> anyhow::Result<()> {
+    pub fn expand(&self, e: &mindex::vault::Expansion) -> anyhow::Result<()> {
         if self.json {
             return emit_json(e);
         }
         emit(&e.to_text())
     }
 
-    pub fn audit(&self, a: &mindex::GraphAudit) -> anyhow::Result<()> {
+    pub fn audit(&self, a: &mindex::vault::GraphAudit) -> anyhow::Result<()> {
         if self.json {
             return emit_json(a);
         }
         emit(&a.to_text())
     }
 
-    pub fn health(&self, h: &mindex::Health) -> anyhow::Result<()> {
+    pub fn health(&self, h: &mindex::vault::Health) -> anyhow::Result<()> {
         if self.json {
             return emit_json(h);
         }
@@ -796,7 +796,7 @@ mod tests {
         assert_eq!(duration_words(130.0), "2 min");
         assert_eq!(duration_words(3900.0), "65 min");
         assert_eq!(duration_words(7500.0), "2 h 5 min");
-        let e = mindex::EmbedEstimate::measured(5183, 5183, 120, 120, 120, 3.0);
+        let e = mindex::vault::EmbedEstimate::measured(5183, 5183, 120, 120, 120, 3.0);
         assert_eq!(
             estimate_line(&e),
             "embedding 5,183 chunks: about 2 min at ~40 chunks/s on this machine (measured on 120 of them)"

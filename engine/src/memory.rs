@@ -18,8 +18,10 @@ use crate::markdown::frontmatter::{self, FmValue};
 
 pub use input::MemoryInput;
 pub(crate) use input::*;
+pub use promoted::{AnchorKind, Promotion};
 pub use select::SUPERSEDED_REASON;
 pub(crate) use select::*;
+pub use store::CacheStats;
 
 /// `source:` stamped on every memory the engine writes.
 pub const MEMORY_SOURCE: &str = "mcp-capture";

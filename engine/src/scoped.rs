@@ -824,7 +824,7 @@ fn read_links(path: &Path, rel: &str, max_bytes: u64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{NoProgress, VaultOptions, init_vault};
+    use crate::{NoProgress, VaultOptions, init::init_vault};
 
     fn vault() -> (tempfile::TempDir, Vault) {
         let d = tempfile::tempdir().unwrap();

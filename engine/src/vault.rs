@@ -30,6 +30,7 @@ pub use vectors::{
     EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, VectorCoverage, VectorStatus,
 };
 
+pub use crate::state::LastUpdate;
 pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
 pub use work::MAX_WORK_NOTE_BYTES;
 

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use mindex::{ErrorCode, NoProgress, SearchOptions, Vault, VaultOptions, WarningKind, init_vault};
+use mindex::{
+    ErrorCode, NoProgress, SearchOptions, Vault, VaultOptions, WarningKind, init::init_vault,
+};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -319,7 +321,7 @@ fn get_and_multi_get() {
     let items = v.multi_get("work/**/*.md, Home", Some(600)).unwrap();
     let skipped = items
         .iter()
-        .filter(|i| matches!(i, mindex::MultiGetItem::Skipped { .. }))
+        .filter(|i| matches!(i, mindex::vault::MultiGetItem::Skipped { .. }))
         .count();
     assert!(skipped >= 1);
     assert!(items.len() >= 5);

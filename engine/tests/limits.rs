@@ -4,8 +4,8 @@ use std::fs;
 use std::path::Path;
 
 use mindex::{
-    Caller, MAX_MEMORY_BODY_BYTES, MAX_MEMORY_FIELD_BYTES, MAX_WORK_NOTE_BYTES, MemoryInput,
-    NoProgress, Refusal, Vault, VaultOptions, WorkInput, init_vault,
+    Caller, MemoryInput, NoProgress, Refusal, Vault, VaultOptions, WorkInput, init::init_vault,
+    memory::MAX_MEMORY_BODY_BYTES, memory::MAX_MEMORY_FIELD_BYTES, vault::MAX_WORK_NOTE_BYTES,
 };
 
 fn vault(opts: VaultOptions) -> (tempfile::TempDir, Vault) {

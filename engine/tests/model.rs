@@ -1,7 +1,7 @@
 //! Tests with the real embedding model (installed by `scripts/setup-model.sh`, which
 //! `scripts/test.sh` runs first). They fail, with the install hint, when the model is missing.
 
-use mindex::{BertEmbedder, Embedder, Precision, model_dir};
+use mindex::{BertEmbedder, Embedder, Precision, embed::model_dir};
 
 fn embedder() -> BertEmbedder {
     let dir = model_dir(None);
@@ -101,7 +101,7 @@ mod vault {
     fn sample() -> (tempfile::TempDir, Vault) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("v");
-        mindex::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, false).unwrap();
         let v = Vault::open(&root, VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         (dir, v)

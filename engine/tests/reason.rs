@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mindex::{Caller, NoProgress, ReasonOptions, Vault, VaultOptions, init_vault};
+use mindex::{Caller, NoProgress, ReasonOptions, Vault, VaultOptions, init::init_vault};
 
 fn vault() -> (tempfile::TempDir, Vault) {
     let d = tempfile::tempdir().unwrap();
@@ -516,5 +516,5 @@ fn an_exposed_vault_over_the_view_cap_is_refused_naming_the_limit() {
         !Path::new(&format!("{}.argv", cmd.display())).exists(),
         "nothing spawned"
     );
-    assert_eq!(mindex::REASON_VIEW_CAP, 64 << 20);
+    assert_eq!(mindex::vault::REASON_VIEW_CAP, 64 << 20);
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use mindex::{NoProgress, SearchOptions, Vault, VaultOptions, WatchEvent, WatchOptions};
+use mindex::{
+    NoProgress, SearchOptions, Vault, VaultOptions, watch::WatchEvent, watch::WatchOptions,
+};
 
 const SAVES: usize = 8;
 
@@ -457,9 +459,9 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
 #[test]
 fn watch_embeds_a_saved_note_and_it_ranks_by_meaning() {
     let model = || -> mindex::Result<Box<dyn mindex::Embedder>> {
-        Ok(Box::new(mindex::BertEmbedder::load(&mindex::model_dir(
-            None,
-        ))?))
+        Ok(Box::new(mindex::BertEmbedder::load(
+            &mindex::embed::model_dir(None),
+        )?))
     };
     let e = model().unwrap_or_else(|e| panic!("{e}"));
     let (_dir, root) = embedded_vault(e.as_ref());

@@ -418,7 +418,7 @@ pub unsafe extern "C" fn mindex_vault_create(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let path = unsafe { req_str(path, path_len, "path") }?;
-        mindex::init_vault(Path::new(path), false)?;
+        mindex::init::init_vault(Path::new(path), false)?;
         let inner = Vault::open(path, VaultOptions::default())?;
         *slot = Box::into_raw(Box::new(mindex_vault { inner }));
         Ok(())
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn mindex_embedder_load_with(
         let slot = unsafe { out_slot(out, "out") }?;
         let dir = unsafe { opt_str(model_dir, model_dir_len, "model_dir") }?;
         let precision = unsafe { opt_str(precision, precision_len, "precision") }?;
-        let dir = mindex::model_dir(dir.map(Path::new));
+        let dir = mindex::embed::model_dir(dir.map(Path::new));
         let inner = match precision {
             Some(p) => mindex::BertEmbedder::load_with(&dir, p.parse()?)?,
             None => mindex::BertEmbedder::load(&dir)?,

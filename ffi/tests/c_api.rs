@@ -38,7 +38,7 @@ fn compile(out: &Path) {
 }
 
 fn model_dir() -> Option<PathBuf> {
-    let d = mindex::model_dir(None);
+    let d = mindex::embed::model_dir(None);
     d.join("model.safetensors").exists().then_some(d)
 }
 

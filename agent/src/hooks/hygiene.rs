@@ -13,10 +13,10 @@ use serde::Serialize;
 use rayon::prelude::*;
 
 use super::{is_md, strip_controls, strip_md};
-use mindex::Manifest;
+use mindex::manifest::Manifest;
 use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
 use mindex::walk::{Step, Walk};
-use mindex::{Exposure, discover_memory_root};
+use mindex::{exposure::Exposure, exposure::discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
 pub(crate) const MACHINERY_DIRS: &[&str] = &[

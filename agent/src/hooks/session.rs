@@ -13,7 +13,7 @@ use super::hygiene::{Tree, hygiene_with, is_infra, name_of, parent_of, root_infr
 use super::{
     HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
 };
-use mindex::Manifest;
+use mindex::manifest::Manifest;
 use mindex::markdown::{body, frontmatter_str, note_is_private, read_head};
 
 /// Claude Code shows a hook's context inline only up to this many characters; past it the

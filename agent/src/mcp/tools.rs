@@ -12,8 +12,8 @@ use mindex::Embedder;
 use mindex::Error;
 use mindex::Hit;
 use mindex::scoped::{AGENT_PAGE_BYTES, MAX_MULTI_GET_NOTES, clip, not_visible};
-use mindex::{DEFAULT_RECALL_LIMIT, MemoryInput};
-use mindex::{MultiGetItem, RecallOptions, WorkInput};
+use mindex::{MemoryInput, memory::DEFAULT_RECALL_LIMIT};
+use mindex::{RecallOptions, WorkInput, vault::MultiGetItem};
 use mindex::{SubQuery, SubQueryKind};
 
 impl McpServer {

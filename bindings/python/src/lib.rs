@@ -161,7 +161,7 @@ impl PyEmbedder {
         model_dir: Option<PathBuf>,
         precision: Option<String>,
     ) -> PyResult<Self> {
-        let dir = mindex::model_dir(model_dir.as_deref());
+        let dir = mindex::embed::model_dir(model_dir.as_deref());
         let precision = precision
             .map(|p| p.parse::<mindex::Precision>())
             .transpose()
@@ -233,7 +233,7 @@ impl PyVault {
     fn default_model(&self) -> Option<Arc<mindex::BertEmbedder>> {
         self.model
             .get_or_init(|| {
-                mindex::BertEmbedder::load(&mindex::model_dir(None))
+                mindex::BertEmbedder::load(&mindex::embed::model_dir(None))
                     .ok()
                     .map(Arc::new)
             })
@@ -264,7 +264,7 @@ impl PyVault {
         let inner = py
             .detach(|| {
                 if create {
-                    mindex::init_vault(&path, false)?;
+                    mindex::init::init_vault(&path, false)?;
                 }
                 mindex::Vault::open(
                     &path,
@@ -307,7 +307,7 @@ impl PyVault {
         let model = match embedder {
             Some(e) => e.inner.clone(),
             None => {
-                let dir = mindex::model_dir(None);
+                let dir = mindex::embed::model_dir(None);
                 let loaded = py.detach(|| self.default_model());
                 match loaded {
                     Some(m) => m,
@@ -353,7 +353,7 @@ impl PyVault {
         let Some(model) = model else {
             return Err(to_py(
                 py,
-                mindex::BertEmbedder::load(&mindex::model_dir(None))
+                mindex::BertEmbedder::load(&mindex::embed::model_dir(None))
                     .err()
                     .unwrap_or_else(|| mindex::Error::invalid("embedder", "no model loaded")),
             ));

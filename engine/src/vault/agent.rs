@@ -32,7 +32,7 @@ pub(crate) const EXPAND_MAX_LINKS: usize = 10_000;
 impl Vault {
     /// The policy and store for the current manifest (re-read when the manifest changes).
     pub(crate) fn agent(&self) -> Arc<AgentContext> {
-        let key = fs::metadata(self.root.join(crate::MANIFEST_FILE))
+        let key = fs::metadata(self.root.join(crate::vault::MANIFEST_FILE))
             .ok()
             .and_then(|m| Some((m.len(), m.modified().ok()?)));
         let mut slot = self.agent.lock().unwrap_or_else(|e| e.into_inner());

@@ -98,7 +98,7 @@ pub struct Reasoning {
 #[derive(Debug, Clone, Default)]
 pub struct ScopedHits {
     /// The hits in notes the caller may read, best first, each with its stage scores
-    /// ([`crate::Explain`]).
+    /// ([`crate::query::Explain`]).
     pub hits: Vec<crate::QueryHit>,
     /// Hits dropped because their note is outside the exposure policy.
     pub withheld: usize,
