@@ -736,7 +736,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 shape_errors: Vec::new(),
             };
             let r = vault.scoped(&who).remember(&input)?;
-            out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
+            out.write_outcome(&r)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
@@ -799,7 +799,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 dry_run: *dry_run,
             };
             let r = vault.scoped(&who).record_work(&input)?;
-            out.write_outcome(&r, r.refusal.is_some(), &r.message)?;
+            out.write_outcome(&r)?;
             if r.refusal.is_some() {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
@@ -901,7 +901,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 model.as_ref().map(|m| m as &dyn mindex::Embedder),
                 &reason_options(*timeout_s),
             )?;
-            out.write_outcome(&r, !r.ok, &r.text)?;
+            out.write_outcome(&r)?;
             if !r.ok {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }

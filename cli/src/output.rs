@@ -535,20 +535,15 @@ impl Out {
     }
 
     /// A write's outcome: its message on stdout, or on stderr when it was refused.
-    pub fn write_outcome<T: Serialize>(
-        &self,
-        r: &T,
-        refused: bool,
-        message: &str,
-    ) -> anyhow::Result<()> {
+    pub fn write_outcome<T: Serialize + mindex::Outcome>(&self, r: &T) -> anyhow::Result<()> {
         if self.json {
             return emit_json(r);
         }
-        if refused {
-            eprintln!("{message}");
+        if !r.ok() {
+            eprintln!("{}", r.message());
             return Ok(());
         }
-        emit(&format!("{message}\n"))
+        emit(&format!("{}\n", r.message()))
     }
 
     pub fn recall(&self, r: &mindex::Recall) -> anyhow::Result<()> {

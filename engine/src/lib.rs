@@ -67,8 +67,8 @@ pub use query::{QueryHit, QueryOptions, QueryResult, Stage, SubQuery, SubQueryKi
 pub use report::{UpdateReport, Warning, WarningKind};
 pub use scoped::Scoped;
 pub use vault::{
-    NoProgress, Progress, ReasonOptions, Reasoning, Recall, RecallOptions, Refusal, Remembered,
-    Status, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
+    NoProgress, Outcome, Progress, ReasonOptions, Reasoning, Recall, RecallOptions, Refusal,
+    Remembered, Status, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
 };
 
 /// The version of this library.

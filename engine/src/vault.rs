@@ -12,6 +12,7 @@ use crate::state::IndexState;
 pub(crate) mod agent;
 mod graph;
 mod health;
+mod outcome;
 mod pending;
 mod read;
 mod reason;
@@ -36,8 +37,9 @@ pub use work::MAX_WORK_NOTE_BYTES;
 
 pub use graph::{BrokenLink, Expansion, GraphAudit, LinkedNote};
 pub use health::Health;
+pub use outcome::{Outcome, Refusal};
 pub use recall::{Recall, RecallOptions, RecallRanking, RecalledMemory};
-pub use remember::{Refusal, Remembered};
+pub use remember::Remembered;
 pub use work::{WorkInput, WorkKind, WorkRecord};
 
 /// Name of the default index folder inside a vault.

@@ -120,7 +120,12 @@ fn an_oversized_work_note_is_refused_naming_the_largest_field_and_the_limit() {
     };
     let r = v.record_work(&who, &input).unwrap();
     assert!(!r.recorded);
-    let why = r.refusal.unwrap();
+    assert!(
+        matches!(r.refusal, Some(mindex::Refusal::Validation { .. })),
+        "{:?}",
+        r.refusal
+    );
+    let why = &r.message;
     assert!(
         why.starts_with("Not recorded: the input is 300045 bytes (largest field: changes, 300000 bytes); the limit for one note is 262144 bytes (256 KiB)."),
         "{why}"

@@ -99,7 +99,8 @@ def test_remember_and_recall(vault: mindex.Vault) -> None:
     w = vault.record_work("Wire Python", "Bound the engine.", folder="brain", project="atlas")
     assert w["recorded"] is True and w["path"].startswith("brain/")
     refused = vault.record_work("T", "S", folder="work", project="atlas")
-    assert refused["recorded"] is False and "exposed root" in refused["refusal"]
+    assert refused["recorded"] is False and refused["refusal"]["kind"] == "placement"
+    assert "exposed root" in refused["message"]
 
 
 def test_exceptions_subclass_builtins(tmp_path: Path, vault: mindex.Vault) -> None:

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Vault;
+use super::{Refusal, Vault};
 use crate::embed::Embedder;
 use crate::error::Result;
 use crate::identity::Caller;
@@ -69,6 +69,8 @@ pub struct Reasoning {
     pub ok: bool,
     /// What to show: the answer with its footer, or the refusal naming why.
     pub text: String,
+    /// Why no session ran, when it was refused before starting one.
+    pub refusal: Option<Refusal>,
     /// The answer alone, when there is one.
     pub answer: Option<String>,
     /// How the session ended: `success`, `timeout`, `spawn_error`, `unparseable`, or the CLI's
@@ -393,9 +395,18 @@ impl Vault {
 }
 
 fn refused(text: &str, terminal: &str) -> Reasoning {
+    let refusal = match terminal {
+        "no_question" => Refusal::Validation {
+            errors: vec!["no question given".to_string()],
+        },
+        reason => Refusal::Unavailable {
+            reason: reason.to_string(),
+        },
+    };
     Reasoning {
         text: text.to_string(),
         terminal: terminal.to_string(),
+        refusal: Some(refusal),
         ..Reasoning::default()
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::json;
 
-use super::Vault;
+use super::{Refusal, Vault};
 use crate::error::Result;
 use crate::identity::Caller;
 use crate::memory::store::SupersedeMark;
@@ -17,39 +17,6 @@ use crate::memory::{
     Memory, MemoryInput, Now, Scope, find_duplicates, recall_from, render, resolve_supersedes,
     validate,
 };
-
-/// Why a memory was not recorded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Refusal {
-    /// The caller is the vault itself.
-    VaultItself,
-    /// An argument contains tool-call markup (a sign the caller's arguments were mangled).
-    Markup {
-        /// The field.
-        field: String,
-        /// Byte offset of the markup in the field (or list item).
-        offset: usize,
-        /// 1-based list item, for list fields.
-        item: Option<usize>,
-        /// Whether the markup only trails the real content.
-        trailing: bool,
-    },
-    /// The input breaks the memory contract.
-    Validation {
-        /// Every problem found.
-        errors: Vec<String>,
-    },
-    /// A near-identical memory exists (pass `force`, or supersede it).
-    Duplicate {
-        /// Similarity, 0 to 1.
-        score: f64,
-        /// The existing memory's title.
-        title: String,
-        /// Its vault-relative path.
-        path: String,
-    },
-}
 
 /// The outcome of [`Vault::remember`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::Vault;
+use super::{Refusal, Vault};
 use serde::Serialize;
 
 use super::agent::AgentContext;
@@ -98,7 +98,7 @@ impl WorkInput {
 }
 
 /// The outcome of [`Vault::record_work`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct WorkRecord {
     /// Whether a file was written.
     pub recorded: bool,
@@ -112,7 +112,7 @@ pub struct WorkRecord {
     /// For a dry run: the start of the rendered note.
     pub preview: Option<String>,
     /// Why nothing was written.
-    pub refusal: Option<String>,
+    pub refusal: Option<Refusal>,
     /// The outcome as text.
     pub message: String,
 }
@@ -126,12 +126,24 @@ impl Vault {
     }
 }
 
-fn refusal(why: String) -> WorkRecord {
+fn refusal(refusal: Refusal, message: String) -> WorkRecord {
     WorkRecord {
-        message: why.clone(),
-        refusal: Some(why),
+        message,
+        refusal: Some(refusal),
         ..WorkRecord::default()
     }
+}
+
+/// A refusal of the input itself (one problem).
+fn invalid(message: &str) -> WorkRecord {
+    let errors = vec![message.trim_start_matches("Not recorded: ").to_string()];
+    refusal(Refusal::Validation { errors }, message.to_string())
+}
+
+/// A refusal of the destination folder.
+fn misplaced(folder: &str, message: String) -> WorkRecord {
+    let folder = folder.to_string();
+    refusal(Refusal::Placement { folder }, message)
 }
 
 fn flatten(s: &str) -> String {
@@ -198,7 +210,7 @@ pub(super) fn record_work(
             who,
             json!({"tool": "record_work", "reason": "size", "bytes": total, "field": field}),
         );
-        return Ok(refusal(format!(
+        return Ok(invalid(&format!(
             "Not recorded: the input is {total} bytes (largest field: {field}, {largest} bytes); the limit for one note is {MAX_WORK_NOTE_BYTES} bytes ({} KiB). Summarise, and link to long material instead of pasting it.",
             MAX_WORK_NOTE_BYTES / 1024
         )));
@@ -222,20 +234,23 @@ pub(super) fn record_work(
             json!({"tool": "record_work", "reason": "tool-call markup", "field": hit.field,
                    "offset": hit.offset, "trailing": hit.trailing}),
         );
-        return Ok(refusal(text::markup_refusal(&hit, &keys)));
+        let message = text::markup_refusal(&hit, &keys);
+        let refused = Refusal::Markup {
+            field: hit.field,
+            offset: hit.offset,
+            item: hit.item,
+            trailing: hit.trailing,
+        };
+        return Ok(refusal(refused, message));
     }
     let title = flatten(&input.title);
     let summary = input.summary.trim();
     if title.is_empty() || summary.is_empty() {
-        return Ok(refusal(
-            "Not recorded: title and summary are both required".to_string(),
-        ));
+        return Ok(invalid("Not recorded: title and summary are both required"));
     }
     let slug = text::slugify_title(&title);
     if slug.is_empty() {
-        return Ok(refusal(
-            "Not recorded: title produces an empty filename".to_string(),
-        ));
+        return Ok(invalid("Not recorded: title produces an empty filename"));
     }
     // Where the note goes.
     let ex = &ctx.exposure;
@@ -243,9 +258,10 @@ pub(super) fn record_work(
         let f = folder.trim().replace('\\', "/");
         let f = f.trim_matches('/').to_string();
         if f.split('/').any(|s| s == ".." || s == ".") {
-            return Ok(refusal(format!(
-                "refused: \"{folder}\" contains a traversal segment"
-            )));
+            return Ok(misplaced(
+                &folder,
+                format!("refused: \"{folder}\" contains a traversal segment"),
+            ));
         }
         // A folder lies inside a root, or is the folder of a shallow root (`brain/*.md`) whose
         // pattern admits the note.
@@ -254,10 +270,13 @@ pub(super) fn record_work(
             .or_else(|| ex.matched_root(&format!("{f}/{slug}.md")))
             .map(str::to_string)
         else {
-            return Ok(refusal(format!(
-                "refused: \"{f}\" is not inside an exposed root (allowed: {})",
-                ex.roots().join(", ")
-            )));
+            return Ok(misplaced(
+                &folder,
+                format!(
+                    "refused: \"{f}\" is not inside an exposed root (allowed: {})",
+                    ex.roots().join(", ")
+                ),
+            ));
         };
         // The folder, resolved as far as it exists, must stay inside the matched root.
         let root_real = fs::canonicalize(vault.root.join(crate::exposure::root_folder(&root))).ok();
@@ -282,9 +301,10 @@ pub(super) fn record_work(
             _ => false,
         };
         if !inside {
-            return Ok(refusal(format!(
-                "refused: \"{f}\" escapes the \"{root}\" root"
-            )));
+            return Ok(misplaced(
+                &folder,
+                format!("refused: \"{f}\" escapes the \"{root}\" root"),
+            ));
         }
         (f, "caller", None)
     } else if let Some(dir) = project_dir_for(&vault.root, who) {
@@ -322,7 +342,7 @@ pub(super) fn record_work(
         &names,
     );
     if rendered.len() > MAX_WORK_NOTE_BYTES {
-        return Ok(refusal(format!(
+        return Ok(invalid(&format!(
             "Not recorded: the rendered note is {} bytes; the limit for one note is {MAX_WORK_NOTE_BYTES} bytes ({} KiB). Summarise, and link to long material instead of pasting it.",
             rendered.len(),
             MAX_WORK_NOTE_BYTES / 1024
