@@ -16,9 +16,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::Path;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::json;
 
 use crate::audit::{AuditAction, AuditLog};
@@ -31,164 +30,13 @@ use crate::query::SubQuery;
 use crate::report::{Changes, Rename, Warning};
 use crate::resolve::{NOTE_URI_PREFIX, note_uri, resolve_among};
 use crate::vault::agent::{AgentContext, EXPAND_MAX_LINKS};
+
+mod answers;
 use crate::vault::{
-    Expansion, Health, LinkedNote, MultiGetItem, NoteText, ReasonOptions, Reasoning, Recall,
-    RecallOptions, Remembered, ScopedHits, Vault, VectorStatus, WorkInput, WorkRecord,
+    Expansion, Health, LinkedNote, MultiGetItem, ReasonOptions, Reasoning, Recall, RecallOptions,
+    Remembered, ScopedHits, Vault, WorkInput, WorkRecord,
 };
-
-/// The most bytes of one note served to an agent; a larger note is served up to here and marked
-/// truncated ([`TRUNCATED_MARKER`]).
-pub const MAX_READ_BYTES: usize = 1024 * 1024;
-/// The most note text one `get` serves: a longer note (or line range) is served a page at a
-/// time, whole lines, with the line to continue from ([`AgentNote::next_from_line`]). A page
-/// holds a few thousand words, a fair share of a model's context.
-pub const AGENT_PAGE_BYTES: usize = 32 * 1024;
-/// The most note text one `multi_get` serves in all (each note also at most one page); notes
-/// past it are listed as skipped, to be read with `get`.
-pub const MAX_MULTI_GET_BYTES: usize = 64 * 1024;
-/// The most notes one `multi_get` lists.
-pub const MAX_MULTI_GET_NOTES: usize = 200;
-/// How the line appended to a truncated read starts.
-pub const TRUNCATED_MARKER: &str = "[mindex: truncated";
-
-/// A note as an agent reads it ([`Scoped::get`], [`Scoped::read_uri`]).
-#[derive(Debug, Clone, Serialize)]
-pub struct AgentNote {
-    /// The note (or the lines asked for); a truncated read ends with the truncation line.
-    #[serde(flatten)]
-    pub note: NoteText,
-    /// Whether only the first [`MAX_READ_BYTES`] of the file were read.
-    pub truncated: bool,
-    /// The file's size in bytes.
-    pub bytes: u64,
-    /// Where the next page starts, when this one stopped before the lines asked for
-    /// ([`AGENT_PAGE_BYTES`]): pass it as `from_line` to continue.
-    pub next_from_line: Option<usize>,
-}
-
-/// What [`Scoped::multi_get`] served.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct AgentMultiGet {
-    /// The notes read or skipped, in pattern order.
-    pub items: Vec<MultiGetItem>,
-    /// Why each name that matched no visible note did not ([`not_visible`], or the ambiguity).
-    pub unmatched: Vec<String>,
-    /// Matches past the [`MAX_MULTI_GET_NOTES`]-note limit, not listed.
-    pub not_listed: usize,
-}
-
-/// A note offered as a resource ([`Scoped::resources`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Resource {
-    /// `vault://note/<path>`, each segment percent-encoded ([`note_uri`]).
-    pub uri: String,
-    /// `<root>: <label>`, or the label for a note at the top of its root.
-    pub name: String,
-    /// The frontmatter `description` (200 characters at most), else `Vault note`.
-    pub description: String,
-}
-
-/// Changes as an agent may see them: visible notes named, the rest counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct AgentChanges {
-    /// Visible notes new to the index.
-    pub added: Vec<String>,
-    /// Visible notes whose content changed.
-    pub modified: Vec<String>,
-    /// Always empty: a removed note cannot be checked any more, so it is only counted.
-    pub removed: Vec<String>,
-    /// Moves from and to visible paths.
-    pub renamed: Vec<Rename>,
-    /// Every change, shown or not.
-    pub count: usize,
-}
-
-/// The last update as an agent may see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AgentUpdate {
-    /// When it finished, in milliseconds since the Unix epoch.
-    pub finished_unix_ms: u64,
-    /// How long it took.
-    pub elapsed_ms: u64,
-    /// Whether it rebuilt the whole index.
-    pub rebuilt: bool,
-    /// How many warnings it reported.
-    pub warnings: usize,
-    /// What it changed.
-    pub changes: AgentChanges,
-}
-
-/// [`Vault::status`] as an agent may see it ([`Scoped::status`]).
-#[derive(Debug, Clone, Serialize)]
-pub struct AgentStatus {
-    /// Whether an index exists.
-    pub indexed: bool,
-    /// Notes in the index.
-    pub notes: usize,
-    /// Chunks in the index.
-    pub chunks: usize,
-    /// Bytes on disk used by the index folder.
-    pub index_bytes: u64,
-    /// The last update, if any.
-    pub last_update: Option<AgentUpdate>,
-    /// Changes on disk since the last update.
-    pub pending: AgentChanges,
-    /// Problems with visible notes (messages without absolute paths).
-    pub warnings: Vec<Warning>,
-    /// The vector store, if `embed` ever ran.
-    pub vectors: Option<VectorStatus>,
-    /// Chunks without a vector.
-    pub missing_vectors: Option<usize>,
-    /// Damaged index files, named relative to the vault.
-    pub damaged: Vec<String>,
-    /// Changes and warnings not named because the caller may not read them.
-    pub not_shown: usize,
-    /// What `not_shown` counts, for the agent reading this.
-    pub note: &'static str,
-}
-
-/// The one answer for a name that matches no visible note, whether it is missing or hidden.
-pub fn not_visible(spec: &str) -> String {
-    format!(
-        "No visible note matches \"{}\" (it may not exist, or lie outside the folders this vault exposes).",
-        clip(spec)
-    )
-}
-
-/// At most 200 characters of what a caller sent, with `…` when cut: for quoting it back in an
-/// answer or the audit log.
-pub fn clip(s: &str) -> String {
-    match s.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s.to_string(),
-    }
-}
-
-/// Absolute POSIX paths of two segments or more (`/a/b…`) that start a word: not after a
-/// letter, digit, `.`, `:`, `/` or `>` (the end of `<vault>`), so `vault://…`, `https://…` and
-/// `brain/x.md` are left alone.
-static ABSOLUTE_PATH: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r#"(^|[^A-Za-z0-9_.:/>\-])/[^\s'"`)\]},;/]+/[^\s'"`)\]},;]*"#)
-        .expect("static regex of scoped")
-});
-
-/// `message` with `vault` (as given and canonical) replaced by `<vault>` and any other absolute
-/// path by `<path>` (drive, UNC and home paths included).
-pub fn scrub_paths(message: &str, vault: &Path) -> String {
-    let mut s = message.to_string();
-    let mut roots = vec![vault.to_string_lossy().into_owned()];
-    if let Ok(real) = fs::canonicalize(vault) {
-        roots.push(real.to_string_lossy().into_owned());
-    }
-    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
-    for r in roots {
-        if r.len() > 1 {
-            s = s.replace(&r, "<vault>");
-        }
-    }
-    let s = crate::memory::text::sanitize(&s);
-    ABSOLUTE_PATH.replace_all(&s, "${1}<path>").into_owned()
-}
+pub use answers::*;
 
 /// One caller's view of a vault (see the module docs). Cheap to make: one per call is fine.
 #[derive(Debug)]
