@@ -558,33 +558,14 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             rerank_candidates,
         } => {
             let vault = open(cli)?;
-            let mut subs = Vec::new();
-            if let Some(q) = query {
-                subs.extend(mindex::SubQuery::hybrid(q));
-            }
-            subs.extend(lex.iter().map(mindex::SubQuery::lex));
-            subs.extend(vec.iter().map(mindex::SubQuery::vec));
+            let subs = mindex::SubQuery::assemble(query.as_deref(), lex, vec, Some(*vec_weight));
             if subs.is_empty() {
                 anyhow::bail!("give a QUERY, or at least one --lex or --vec sub-query");
             }
-            for s in &mut subs {
-                if s.kind == mindex::SubQueryKind::Vec {
-                    s.weight = *vec_weight;
-                }
-            }
-            let wants_vec = subs.iter().any(|s| s.kind == mindex::SubQueryKind::Vec);
-            let mut notices = Vec::new();
-            let embedder = if wants_vec {
-                match load_model(model.as_deref()) {
-                    Ok(e) => Some(e),
-                    Err(e @ mindex::Error::ModelMissing { .. }) => {
-                        notices.push(format!("{e}; lexical ranking only"));
-                        None
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+            let (embedder, notice) = if mindex::SubQuery::wants_model(&subs) {
+                mindex::embed::load_for_query(model.as_deref())?
             } else {
-                None
+                (None, None)
             };
             let opts = mindex::QueryOptions {
                 limit: *limit,
@@ -605,9 +586,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 &subs,
                 &opts,
             )?;
-            if !notices.is_empty() {
+            if let Some(notice) = notice {
                 // The model-missing notice replaces the generic "no model loaded" one.
-                result.notices = notices;
+                result.notices = vec![notice];
             }
             out.query(&subs, &result)
         }

@@ -86,6 +86,19 @@ pub fn models_home() -> PathBuf {
         .join("models")
 }
 
+/// The model a query that wants vectors loads: the model and no notice when it loads; no model
+/// and the notice to show when it is not installed (the query then ranks lexically, and says
+/// why); an error when it is installed but cannot be loaded.
+pub fn load_for_query(explicit: Option<&Path>) -> Result<(Option<BertEmbedder>, Option<String>)> {
+    match BertEmbedder::load(&model_dir(explicit)) {
+        Ok(model) => Ok((Some(model), None)),
+        Err(e @ Error::ModelMissing { .. }) => {
+            Ok((None, Some(format!("{e}; lexical ranking only"))))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The embedding model folder: `explicit` if given, else `$MINDEX_MODEL_DIR`, else
 /// `models_home()/all-MiniLM-L6-v2`.
 pub fn model_dir(explicit: Option<&Path>) -> PathBuf {

@@ -86,6 +86,31 @@ impl SubQuery {
         v.weight = DEFAULT_VEC_WEIGHT;
         vec![SubQuery::lex(text), v]
     }
+
+    /// The sub-queries of a command line: the [`SubQuery::hybrid`] pair for `query` (when
+    /// given), then one lexical sub-query per `lex` text and one vector sub-query per `vec`
+    /// text; `vec_weight` (when given) weighs every vector sub-query.
+    pub fn assemble(
+        query: Option<&str>,
+        lex: &[String],
+        vec: &[String],
+        vec_weight: Option<f32>,
+    ) -> Vec<SubQuery> {
+        let mut subs = query.map(SubQuery::hybrid).unwrap_or_default();
+        subs.extend(lex.iter().map(SubQuery::lex));
+        subs.extend(vec.iter().map(SubQuery::vec));
+        if let Some(w) = vec_weight {
+            for s in subs.iter_mut().filter(|s| s.kind == SubQueryKind::Vec) {
+                s.weight = w;
+            }
+        }
+        subs
+    }
+
+    /// Whether any of `subs` needs the embedding model.
+    pub fn wants_model(subs: &[SubQuery]) -> bool {
+        subs.iter().any(|s| s.kind == SubQueryKind::Vec)
+    }
 }
 
 /// How the sub-queries' rankings are combined.
@@ -345,6 +370,31 @@ pub(crate) fn blend(hits: &mut Vec<QueryHit>, scores: &[f32], weight: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_sub_queries_assemble_in_order_with_the_vector_weight() {
+        let subs = SubQuery::assemble(Some("q"), &["l".into()], &["v".into()], Some(3.0));
+        let got: Vec<(SubQueryKind, &str, f32)> = subs
+            .iter()
+            .map(|s| (s.kind, s.text.as_str(), s.weight))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (SubQueryKind::Lex, "q", 1.0),
+                (SubQueryKind::Vec, "q", 3.0),
+                (SubQueryKind::Lex, "l", 1.0),
+                (SubQueryKind::Vec, "v", 3.0),
+            ]
+        );
+        assert!(SubQuery::wants_model(&subs));
+        let lex_only = SubQuery::assemble(None, &["l".into()], &[], None);
+        assert!(!SubQuery::wants_model(&lex_only));
+        assert!(SubQuery::assemble(None, &[], &[], Some(2.0)).is_empty());
+        // Without a weight, the hybrid pair keeps its default vector weight.
+        let default = SubQuery::assemble(Some("q"), &[], &[], None);
+        assert_eq!(default[1].weight, DEFAULT_VEC_WEIGHT);
+    }
 
     fn hit(path: &str, score: f32) -> Hit {
         Hit {

@@ -34,7 +34,7 @@ impl McpServer {
                     view.search(model.as_deref().map(|m| m as &dyn Embedder), q, limit)
                 } else {
                     let subs = typed_subqueries(args)?;
-                    let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
+                    let model = if SubQuery::wants_model(&subs) {
                         self.embedder()
                     } else {
                         None
@@ -123,11 +123,7 @@ impl McpServer {
                         }
                         let mut structured = serde_json::to_value(&m).unwrap_or_default();
                         if let Some(items) = structured["items"].as_array_mut() {
-                            for it in items {
-                                if let Some(o) = it.as_object_mut() {
-                                    o.remove("text");
-                                }
-                            }
+                            items.iter_mut().for_each(strip_text);
                         }
                         Ok(text_result(text, structured))
                     }
@@ -440,8 +436,13 @@ pub fn tools() -> Vec<Value> {
 /// A read's structured result without its `text`, which the content already carries.
 fn without_text(v: serde_json::Result<Value>) -> Value {
     let mut v = v.unwrap_or_default();
+    strip_text(&mut v);
+    v
+}
+
+/// Removes a note's `text` from its structured form (the content carries it once).
+fn strip_text(v: &mut Value) {
     if let Some(o) = v.as_object_mut() {
         o.remove("text");
     }
-    v
 }

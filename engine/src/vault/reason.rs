@@ -29,7 +29,7 @@ use super::{Refusal, Vault};
 use crate::embed::Embedder;
 use crate::error::Result;
 use crate::identity::Caller;
-use crate::query::{QueryOptions, SubQuery, SubQueryKind};
+use crate::query::{QueryOptions, SubQuery};
 
 /// The default wall-clock limit of a reasoning session.
 pub const REASON_TIMEOUT: Duration = Duration::from_secs(300);
@@ -134,7 +134,7 @@ impl Vault {
         limit: usize,
     ) -> Result<ScopedHits> {
         let ex = self.exposure();
-        let model = if subs.iter().any(|s| s.kind == SubQueryKind::Vec) {
+        let model = if SubQuery::wants_model(subs) {
             model
         } else {
             None
