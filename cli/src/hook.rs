@@ -27,24 +27,53 @@ fn debug(msg: &str) {
     }
 }
 
-/// The vault a hook works on: the agent's project folder (`CLAUDE_PROJECT_DIR`,
-/// `CODEX_PROJECT_DIR`, `GEMINI_PROJECT_DIR`; empty counts as unset), else `--vault` /
-/// `MINDEX_VAULT`, else the nearest vault upwards, else the current folder.
-fn hook_root(vault: Option<&Path>) -> PathBuf {
-    for key in [
+/// The vault a hook works on, and why: `--vault` / `MINDEX_VAULT` when given (the user's word
+/// wins); else the vault holding the agent's project folder (`CLAUDE_PROJECT_DIR`,
+/// `CODEX_PROJECT_DIR`, `GEMINI_PROJECT_DIR`; empty counts as unset); else the vault holding the
+/// current folder. `None` when there is none: a code repository that is not a vault gets no
+/// briefing about itself.
+fn hook_root(vault: Option<&Path>) -> Option<(PathBuf, String)> {
+    if let Some(v) = vault {
+        return Some((v.to_path_buf(), "--vault / MINDEX_VAULT".to_string()));
+    }
+    let project = [
         "CLAUDE_PROJECT_DIR",
         "CODEX_PROJECT_DIR",
         "GEMINI_PROJECT_DIR",
-    ] {
-        if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
-            return PathBuf::from(v);
+    ]
+    .into_iter()
+    .find_map(|key| {
+        std::env::var_os(key)
+            .filter(|v| !v.is_empty())
+            .map(|v| (key, PathBuf::from(v)))
+    });
+    if let Some((key, dir)) = &project {
+        if let Some(root) = mindex::vault::find_vault_root(dir) {
+            return Some((root, format!("{key} is inside this vault")));
         }
-    }
-    if let Some(v) = vault {
-        return v.to_path_buf();
+        debug(&format!(
+            "{key}={} is not inside a vault (no {} or .obsidian/ there or above)",
+            dir.display(),
+            mindex::vault::MANIFEST_FILE
+        ));
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    mindex::vault::find_vault_root(&cwd).unwrap_or(cwd)
+    mindex::vault::find_vault_root(&cwd)
+        .map(|root| (root, "the current folder is inside this vault".to_string()))
+}
+
+/// [`hook_root`], with the choice (or its absence) said in debug output.
+fn chosen_root(vault: Option<&Path>) -> Option<PathBuf> {
+    match hook_root(vault) {
+        Some((root, why)) => {
+            debug(&format!("vault {} ({why})", root.display()));
+            Some(root)
+        }
+        None => {
+            debug("no vault: pass --vault DIR or set MINDEX_VAULT; answering with nothing");
+            None
+        }
+    }
 }
 
 /// The payload on stdin: skipped on a terminal, abandoned after [`STDIN_WAIT`].
@@ -72,7 +101,9 @@ pub fn run(event: &str, vault: Option<&Path>, index: Option<&Path>) -> ExitCode 
         std::panic::set_hook(Box::new(|_| {}));
     }
     if event == "refresh" {
-        refresh(&hook_root(vault), index);
+        if let Some(root) = chosen_root(vault) {
+            refresh(&root, index);
+        }
         return ExitCode::SUCCESS;
     }
     // Read the payload first, whatever the event: an agent writing to a hook that never reads
@@ -84,7 +115,9 @@ pub fn run(event: &str, vault: Option<&Path>, index: Option<&Path>) -> ExitCode 
         ));
         return ExitCode::SUCCESS;
     };
-    let root = hook_root(vault);
+    let Some(root) = chosen_root(vault) else {
+        return ExitCode::SUCCESS;
+    };
     let mut ctx = HookContext::new(root.clone());
     if let Some(index) = index {
         ctx = ctx.with_index_dir(index);

@@ -417,7 +417,7 @@ fn vault_root(cli: &Cli) -> anyhow::Result<PathBuf> {
     let cwd = std::env::current_dir()?;
     mindex::vault::find_vault_root(&cwd).ok_or_else(|| {
         anyhow::anyhow!(
-            "no vault found: pass --vault DIR, set MINDEX_VAULT, or run inside a vault (a folder with {} in it or above)",
+            "no vault found: pass --vault DIR, set MINDEX_VAULT, or run inside a vault (a folder with {} or .obsidian/ in it or above)",
             mindex::vault::MANIFEST_FILE
         )
     })

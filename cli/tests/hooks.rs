@@ -18,6 +18,10 @@ const EVENTS: [&str; 5] = [
 ];
 
 fn hook_in(vault: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    // The hooks work on a vault only: mark a bare test folder as one (Obsidian's folder).
+    if !mindex::vault::is_vault_root(vault) {
+        fs::create_dir_all(vault.join(".obsidian")).unwrap();
+    }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
     cmd.args(["hook", event])
         .env_remove("MINDEX_VAULT")
@@ -1280,4 +1284,74 @@ fn hooks_and_engine_agree_on_the_memory_root() {
     );
     // Hygiene counts the captures where they are.
     assert!(ctx.contains("3 capture(s) in recall/"), "{ctx}");
+}
+
+/// Issue 17 finding 5: an explicit `--vault` / `MINDEX_VAULT` wins over the agent's project
+/// folder; a project that is not a vault, with no vault configured, gets no output at all; debug
+/// output says which vault was chosen and why.
+#[test]
+fn an_explicit_vault_wins_and_a_code_repo_gets_nothing() {
+    let (dir, v) = template_vault();
+    let repo = dir.path().join("code-repo");
+    write(&repo, "src/main.rs", "fn main() {}\n");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindex"));
+        cmd.args(args)
+            .current_dir(&repo)
+            .env_remove("MINDEX_VAULT")
+            .env_remove("MINDEX_HOOK_DEBUG")
+            .env_remove("CODEX_PROJECT_DIR")
+            .env_remove("GEMINI_PROJECT_DIR")
+            .env("CLAUDE_PROJECT_DIR", &repo)
+            .env("MINDEX_HOOK_NO_REFRESH", "1")
+            .stdin(Stdio::null());
+        for (k, val) in env {
+            cmd.env(k, val);
+        }
+        cmd.output().unwrap()
+    };
+    let vs = v.to_str().unwrap();
+
+    // --vault and MINDEX_VAULT brief on the vault, not on the code repository.
+    for (args, env) in [
+        (vec!["--vault", vs, "hook", "session-start"], vec![]),
+        (vec!["hook", "session-start"], vec![("MINDEX_VAULT", vs)]),
+    ] {
+        let out = run(&args, &env);
+        assert!(out.status.success());
+        let ctx = context(&String::from_utf8(out.stdout).unwrap());
+        assert!(!ctx.contains("(empty vault)"), "{ctx}");
+        assert!(!ctx.contains("North Star (not found)"), "{ctx}");
+        assert!(ctx.contains("brain/"), "the vault's own listing: {ctx}");
+    }
+
+    // No vault anywhere: nothing on stdout, nothing on stderr, exit 0; for every event.
+    for event in EVENTS {
+        let out = run(&["hook", event], &[]);
+        assert_eq!(out.status.code(), Some(0), "{event}");
+        assert!(out.stdout.is_empty(), "{event}: {:?}", out.stdout);
+        assert!(out.stderr.is_empty(), "{event}");
+    }
+    assert!(
+        !repo.join(".mindex").exists(),
+        "nothing written in the repo"
+    );
+
+    // Debug output names the choice and the reason.
+    let out = run(&["hook", "session-start"], &[("MINDEX_HOOK_DEBUG", "1")]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is not inside a vault"), "{err}");
+    assert!(err.contains("no vault: pass --vault DIR"), "{err}");
+    let out = run(
+        &["--vault", vs, "hook", "session-start"],
+        &[("MINDEX_HOOK_DEBUG", "1")],
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("(--vault / MINDEX_VAULT)"), "{err}");
+
+    // A project folder inside the vault still finds it.
+    let out = run(&["hook", "session-start"], &[("CLAUDE_PROJECT_DIR", vs)]);
+    let ctx = context(&String::from_utf8(out.stdout).unwrap());
+    assert!(ctx.contains("brain/"), "{ctx}");
 }

@@ -112,12 +112,18 @@ pub struct Vault {
 /// before it gives up indexing (the file is written either way; the next update indexes it).
 pub const WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// Finds the vault containing `start`: the nearest ancestor (or `start` itself) holding a
-/// `vault-manifest.json`.
+/// Whether `dir` is the root of a vault: it holds a `vault-manifest.json` or Obsidian's
+/// `.obsidian/` folder.
+pub fn is_vault_root(dir: &Path) -> bool {
+    dir.join(MANIFEST_FILE).is_file() || dir.join(".obsidian").is_dir()
+}
+
+/// Finds the vault containing `start`: the nearest ancestor (or `start` itself) that is a vault
+/// root ([`is_vault_root`]).
 pub fn find_vault_root(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
-        .find(|d| d.join(MANIFEST_FILE).is_file())
+        .find(|d| is_vault_root(d))
         .map(Path::to_path_buf)
 }
 
