@@ -11,12 +11,15 @@
 //!   pattern [`MAX_PATH_CHARS`], a result limit [`MAX_LIMIT`]; a read serves at most
 //!   [`MAX_READ_BYTES`] of a note (then a truncation marker) and `multi_get` at most
 //!   [`MAX_MULTI_GET_BYTES`] in all.
-//! - Identity: after `notifications/initialized` the server asks the client for `roots/list`;
-//!   the first `file://` root names the caller's project. Tool calls and resource reads wait for
-//!   the answer (at most [`McpOptions::identity_timeout`] after the request went out, then they
-//!   proceed anonymously), and after `notifications/roots/list_changed` they wait for the new
-//!   roots: when that refresh is not answered in time they are refused with [`IDENTITY_UNKNOWN`],
-//!   never run under the previous identity.
+//! - Identity: a caller named by the operator ([`McpOptions::caller`], `mindex mcp --caller`)
+//!   serves every call. Otherwise, after `notifications/initialized` the server asks a client
+//!   that declared the `roots` capability for `roots/list`; the first `file://` root names the
+//!   caller's project. Tool calls and resource reads wait for the answer (at most
+//!   [`McpOptions::identity_timeout`] after the request went out). A client without roots, a
+//!   failed or empty answer, or no answer in time: the caller is the server's working repository
+//!   ([`McpOptions::fallback_caller`]), else anonymous. After `notifications/roots/list_changed`
+//!   calls wait for the new roots: when that refresh is not answered in time they are refused
+//!   with [`IDENTITY_UNKNOWN`], never run under the previous identity.
 //! - Everything agents read goes through the exposure policy, notes are read once from one open
 //!   file ([`mindex::Scoped`]), and every tool, read and listing is written to the
 //!   audit log under the real caller.
@@ -106,6 +109,13 @@ pub struct McpOptions {
     pub use_vectors: bool,
     /// How the `reason` tool runs its agent session.
     pub reason: mindex::ReasonOptions,
+    /// The caller named by whoever runs the server (`mindex mcp --caller`): every call runs as
+    /// it, and the client is never asked for roots.
+    pub caller: Option<Caller>,
+    /// The caller when the client's roots name nobody (not declared, failed, empty, or not
+    /// answered in time): `mindex mcp` sets the repository it runs in
+    /// ([`Caller::from_working_repository`]). `None`: anonymous.
+    pub fallback_caller: Option<Caller>,
 }
 
 impl Default for McpOptions {
@@ -114,6 +124,8 @@ impl Default for McpOptions {
             identity_timeout: IDENTITY_TIMEOUT,
             use_vectors: true,
             reason: mindex::ReasonOptions::default(),
+            caller: None,
+            fallback_caller: None,
         }
     }
 }
@@ -131,6 +143,9 @@ struct Session {
     identified: bool,
     /// A roots/list_changed arrived and its answer is pending.
     refreshing: bool,
+    /// Whether the client declared the `roots` capability (`None` before `initialize`, or
+    /// when its `initialize` carried no capabilities object: then roots are asked for).
+    client_roots: Option<bool>,
     caller: Caller,
 }
 
@@ -174,6 +189,11 @@ impl McpServer {
         opts: McpOptions,
         sink: impl Fn(&str) + Send + Sync + 'static,
     ) -> Arc<McpServer> {
+        let first = opts
+            .caller
+            .clone()
+            .or_else(|| opts.fallback_caller.clone())
+            .unwrap_or_else(Caller::anonymous);
         Arc::new(McpServer {
             vault,
             opts,
@@ -186,7 +206,8 @@ impl McpServer {
                 next_id: SERVER_ID_BASE,
                 identified: false,
                 refreshing: false,
-                caller: Caller::anonymous(),
+                client_roots: None,
+                caller: first,
             }),
             changed: Condvar::new(),
             model: OnceLock::new(),
@@ -366,7 +387,32 @@ impl McpServer {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
     }
 
+    /// Whether the client is asked for roots at all: not when the operator named the caller,
+    /// nor when the client declared no `roots` capability.
+    fn asks_roots(&self) -> bool {
+        let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        self.opts.caller.is_none() && s.client_roots != Some(false)
+    }
+
+    /// Settles the identity without asking the client (the session's caller stays the one the
+    /// server started with: the operator's, the working repository's, or anonymous).
+    fn identified_without_roots(&self) {
+        {
+            let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            s.identified = true;
+            s.refreshing = false;
+        }
+        self.changed.notify_all();
+    }
+
     fn on_notification(&self, method: &str) {
+        if matches!(
+            method,
+            "notifications/initialized" | "notifications/roots/list_changed"
+        ) && !self.asks_roots()
+        {
+            return self.identified_without_roots();
+        }
         match method {
             "notifications/initialized" => self.request_roots(),
             "notifications/roots/list_changed" => {
@@ -401,9 +447,14 @@ impl McpServer {
                 })
                 .unwrap_or_default();
             before = s.caller.project.clone();
-            let caller = self
-                .vault
-                .identify(Caller::from_roots(&roots, self.vault.root()));
+            let from_roots = Caller::from_roots(&roots, self.vault.root());
+            // Roots that name nobody (none, no `file://` one, an error) leave the fallback.
+            let named = from_roots.project.is_some() || from_roots.is_vault;
+            let caller = match (named, &self.opts.fallback_caller) {
+                (false, Some(fallback)) => fallback.clone(),
+                _ => from_roots,
+            };
+            let caller = self.vault.identify(caller);
             after = caller.project.clone();
             s.roots = roots;
             s.caller = caller;
@@ -423,6 +474,9 @@ impl McpServer {
     /// again. Never identified by then: the caller is anonymous. A refresh still pending: the
     /// call is refused ([`IDENTITY_UNKNOWN`]), never run under the previous identity.
     fn caller(&self) -> Result<Caller, RpcError> {
+        if let Some(c) = &self.opts.caller {
+            return Ok(c.clone());
+        }
         let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
         let start = match (s.roots_sent, s.first_wait) {
             (Some(t), _) | (None, Some(t)) => t,
@@ -471,6 +525,10 @@ impl McpServer {
     fn on_request(&self, method: &str, params: &Value) -> RpcResult {
         match method {
             "initialize" => {
+                if let Some(caps) = params.get("capabilities").and_then(Value::as_object) {
+                    let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+                    s.client_roots = Some(caps.contains_key("roots"));
+                }
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
                 let version = asked
                     .filter(|v| PROTOCOL_VERSIONS.contains(v))
@@ -583,6 +641,110 @@ mod tests {
 
     fn server(timeout_ms: u64) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
         server_with(timeout_ms, mindex::VaultOptions::default(), |_| {})
+    }
+
+    /// A server whose options `edit` sets (given the folder holding the vault, `atlas` and
+    /// `beacon`).
+    fn server_opts(
+        edit: impl FnOnce(&std::path::Path, &mut McpOptions),
+    ) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
+        let (d, s, _rx) = server(3000);
+        let mut opts = s.opts.clone();
+        edit(d.path(), &mut opts);
+        let vault = Vault::open(d.path().join("vault"), mindex::VaultOptions::default()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let s = McpServer::new(vault, opts, move |line: &str| {
+            let _ = tx.lock().unwrap().send(serde_json::from_str(line).unwrap());
+        });
+        (d, s, rx)
+    }
+
+    fn initialize(s: &Arc<McpServer>, rx: &mpsc::Receiver<Value>, capabilities: Value) {
+        call(
+            s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": capabilities}}),
+        );
+        assert_eq!(next(rx)["id"], 1);
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// Issue 17 finding 4: a client that declares no roots is not asked and does not wait; the
+    /// caller is the server's working repository; `--caller` wins over roots; roots that name
+    /// nobody leave the working repository; health says which source decided.
+    #[test]
+    fn identity_without_roots_falls_back_to_the_working_repository() {
+        let repo = |d: &std::path::Path| {
+            let dir = d.join("atlas");
+            std::fs::create_dir_all(dir.join(".git")).unwrap();
+            mindex::Caller::from_working_repository(&dir.join("src/.."), &d.join("vault"))
+        };
+        // No roots capability: no roots/list, no wait, the working repository.
+        let (_d, s, rx) = server_opts(|d, o| {
+            o.identity_timeout = Duration::from_secs(30);
+            o.fallback_caller = repo(d);
+        });
+        initialize(&s, &rx, json!({}));
+        let t = Instant::now();
+        let r = tool(&s, &rx, "health", json!({}));
+        assert!(t.elapsed() < Duration::from_secs(10), "no wait for roots");
+        let caller = &r["result"]["structuredContent"]["caller"];
+        assert_eq!(caller["project"], "atlas", "{r}");
+        assert_eq!(caller["identified_by"], "working_repository");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("Caller: atlas (from the working repository"),
+            "{text}"
+        );
+
+        // Roots declared but naming nobody: the working repository again.
+        let (_d, s, rx) = server_opts(|d, o| o.fallback_caller = repo(d));
+        initialize(&s, &rx, json!({"roots": {}}));
+        let req = next(&rx);
+        assert_eq!(req["method"], "roots/list");
+        s.handle_line(
+            &json!({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32601, "message": "no"}})
+                .to_string(),
+        );
+        assert_eq!(health_caller(&s, &rx, 7).as_deref(), Some("atlas"));
+
+        // Roots that name a project win over the working repository.
+        let (d, s, rx) = server_opts(|d, o| o.fallback_caller = repo(d));
+        initialize(&s, &rx, json!({"roots": {"listChanged": true}}));
+        let req = next(&rx);
+        s.handle_line(&roots_reply(&d, &req["id"], "beacon").to_string());
+        assert_eq!(next(&rx)["method"], "notifications/resources/list_changed");
+        let r = tool(&s, &rx, "health", json!({}));
+        assert_eq!(
+            r["result"]["structuredContent"]["caller"]["project"],
+            "beacon"
+        );
+        assert_eq!(
+            r["result"]["structuredContent"]["caller"]["identified_by"],
+            "roots"
+        );
+
+        // The operator's --caller wins and roots are never asked for, even on list_changed.
+        let (_d, s, rx) = server_opts(|d, o| {
+            o.caller = Some(mindex::Caller::named("Zephyr").unwrap());
+            o.fallback_caller = repo(d);
+        });
+        initialize(&s, &rx, json!({"roots": {"listChanged": true}}));
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#);
+        let r = tool(&s, &rx, "health", json!({}));
+        assert_eq!(
+            r["id"], 1,
+            "the next message is the answer, not a roots/list: {r}"
+        );
+        assert_eq!(
+            r["result"]["structuredContent"]["caller"]["project"],
+            "zephyr"
+        );
+        assert_eq!(
+            r["result"]["structuredContent"]["caller"]["identified_by"],
+            "given"
+        );
     }
 
     /// A server over a fresh sample vault; `prep` edits the vault before the first update.
@@ -1014,6 +1176,7 @@ mod tests {
                     timeout: Some(Duration::from_secs(20)),
                     ..Default::default()
                 },
+                ..McpOptions::default()
             },
             move |line: &str| {
                 let _ = tx.lock().unwrap().send(serde_json::from_str(line).unwrap());

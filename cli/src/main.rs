@@ -35,8 +35,10 @@ struct Cli {
     #[arg(long, short, global = true)]
     quiet: bool,
 
-    /// The project asking (memory commands). Default: the `.mindex-project` (or `.om-project`)
-    /// file at the root of the current git repository, else that repository's folder name.
+    /// The project asking (memory commands; for `mcp`, every call, and the client is not asked
+    /// for roots). Default: the `.mindex-project` (or `.om-project`) file at the root of the
+    /// current git repository, else that repository's folder name (for `mcp`: the client's
+    /// roots, else that repository).
     #[arg(long, global = true, env = "MINDEX_CALLER", value_name = "NAME")]
     caller: Option<String>,
 
@@ -856,12 +858,23 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     }
                 });
             }
+            // Who the caller is when the client's roots do not say: `--caller` /
+            // `MINDEX_CALLER` always; else the repository the server runs in.
+            let caller = cli
+                .caller
+                .as_deref()
+                .map(mindex::Caller::named)
+                .transpose()?;
+            let fallback_caller =
+                mindex::Caller::from_working_repository(&std::env::current_dir()?, vault.root());
             serve_mcp(
                 vault,
                 mindex_agent::McpOptions {
                     identity_timeout: std::time::Duration::from_millis(*identity_timeout_ms),
                     use_vectors: !*no_vectors,
                     reason: reason_options(None),
+                    caller,
+                    fallback_caller,
                 },
             )
         }

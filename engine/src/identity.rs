@@ -25,6 +25,21 @@ pub enum CallerSource {
     None,
 }
 
+/// How the surface serving a caller learned who it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdentifiedBy {
+    /// Nothing identified it (an anonymous caller, or a library call that did not say).
+    #[default]
+    Nothing,
+    /// Named by whoever runs the surface (`--caller`, a binding's `project` argument).
+    Given,
+    /// The MCP client's roots.
+    Roots,
+    /// The git repository (or project-file folder) the process works in.
+    WorkingRepository,
+}
+
 /// The identity a memory operation runs under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Caller {
@@ -38,6 +53,8 @@ pub struct Caller {
     pub dir: Option<PathBuf>,
     /// Whether the caller is the vault itself (writing memories from there is refused).
     pub is_vault: bool,
+    /// How the surface learned the identity (said by `health`).
+    pub identified_by: IdentifiedBy,
     /// Whether `platforms` were read from the vault ([`crate::Vault::identify`]); the scoped
     /// view identifies a caller only once.
     #[serde(skip)]
@@ -53,6 +70,7 @@ impl Caller {
             source: CallerSource::None,
             dir: None,
             is_vault: false,
+            identified_by: IdentifiedBy::Nothing,
             identified: false,
         }
     }
@@ -69,6 +87,7 @@ impl Caller {
         Ok(Caller {
             project: Some(p),
             source: CallerSource::Explicit,
+            identified_by: IdentifiedBy::Given,
             ..Caller::anonymous()
         })
     }
@@ -89,6 +108,7 @@ impl Caller {
             source,
             dir: Some(dir.to_path_buf()),
             is_vault: same_path(dir, vault_root),
+            identified_by: IdentifiedBy::WorkingRepository,
             identified: false,
         }
     }
@@ -112,6 +132,23 @@ impl Caller {
         Caller::from_dir(&repo, &vault)
     }
 
+    /// The identity of a server working in `cwd` whose client gives no roots: the nearest
+    /// enclosing git repository, or folder with a `.mindex-project` / `.om-project` file; the
+    /// vault itself anywhere inside the vault; `None` when `cwd` is in none of those, so a
+    /// server started from an arbitrary folder never takes that folder's name for a project.
+    pub fn from_working_repository(cwd: &Path, vault_root: &Path) -> Option<Caller> {
+        let cwd = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let vault = fs::canonicalize(vault_root).unwrap_or_else(|_| vault_root.to_path_buf());
+        if cwd.starts_with(&vault) {
+            // Anywhere inside the vault (a repository nested in it included): the vault itself.
+            return Some(Caller::from_dir(&vault, &vault));
+        }
+        let repo = cwd.ancestors().find(|d| {
+            d.join(".git").exists() || PROJECT_FILES.iter().any(|f| d.join(f).is_file())
+        })?;
+        Some(Caller::from_dir(repo, &vault))
+    }
+
     /// The identity from an MCP client's roots: only `file://` roots identify (any other scheme,
     /// or a bare path, is ignored); the first of them decides the project; the caller is the
     /// vault when any of them is the vault.
@@ -126,6 +163,7 @@ impl Caller {
         };
         let mut c = Caller::from_dir(first, vault_root);
         c.is_vault = paths.iter().any(|p| same_path(p, vault_root));
+        c.identified_by = IdentifiedBy::Roots;
         c
     }
 
@@ -244,6 +282,40 @@ pub(crate) fn uri_to_path(uri: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_working_repository_needs_git_or_a_project_file() {
+        let d = tempfile::tempdir().unwrap();
+        let vault = d.path().join("vault");
+        fs::create_dir_all(vault.join("brain")).unwrap();
+        let plain = d.path().join("downloads/x");
+        fs::create_dir_all(&plain).unwrap();
+        assert_eq!(Caller::from_working_repository(&plain, &vault), None);
+
+        let repo = d.path().join("Atlas");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::create_dir_all(repo.join("src/deep")).unwrap();
+        let c = Caller::from_working_repository(&repo.join("src/deep"), &vault).unwrap();
+        assert_eq!(c.project.as_deref(), Some("atlas"));
+        assert_eq!(c.identified_by, IdentifiedBy::WorkingRepository);
+        assert!(!c.is_vault);
+
+        let declared = d.path().join("svc");
+        fs::create_dir_all(&declared).unwrap();
+        fs::write(declared.join(".mindex-project"), "beacon\n").unwrap();
+        let c = Caller::from_working_repository(&declared, &vault).unwrap();
+        assert_eq!(c.project.as_deref(), Some("beacon"));
+
+        // Inside the vault (even a repository nested in it): the vault itself.
+        assert!(
+            Caller::from_working_repository(&vault, &vault)
+                .unwrap()
+                .is_vault
+        );
+        fs::create_dir_all(vault.join("brain/.git")).unwrap();
+        let c = Caller::from_working_repository(&vault.join("brain"), &vault).unwrap();
+        assert!(c.is_vault, "{c:?}");
+    }
 
     #[test]
     fn uris_become_paths() {

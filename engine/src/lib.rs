@@ -59,7 +59,7 @@ pub mod watch;
 // The handles and the types every caller meets; the rest lives in the public modules above.
 pub use embed::{BertEmbedder, Embedder, Precision};
 pub use error::{Error, ErrorCode, Result};
-pub use identity::{Caller, CallerSource};
+pub use identity::{Caller, CallerSource, IdentifiedBy};
 pub use lexical::{Hit, SearchOptions};
 pub use memory::{Confidence, Memory, MemoryInput, Scope};
 pub use note::{Note, parse_note};

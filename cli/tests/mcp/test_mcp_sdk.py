@@ -33,18 +33,23 @@ def run(coro):
     return asyncio.run(coro)
 
 
-async def session_do(vault: Path, root: Path | None, body, stderr_path: Path, env: dict | None = None):
-    """Starts `mindex mcp`, answers roots/list with `root`, runs `body(session)`."""
+async def session_do(vault: Path, root: Path | None, body, stderr_path: Path, env: dict | None = None,
+                     cwd: Path | None = None, with_roots: bool = True, args: list | None = None):
+    """Starts `mindex mcp` (in `cwd`, default: beside the stderr file), answers roots/list with
+    `root` (no roots capability at all without `with_roots`), runs `body(session)`."""
 
     async def roots(_ctx):
         if root is None:
             return types.ListRootsResult(roots=[])
         return types.ListRootsResult(roots=[types.Root(uri=root.as_uri())])
 
-    params = StdioServerParameters(command=BIN, args=["mcp", "--vault", str(vault), "--no-vectors"], env=env)
+    # The server runs outside any repository: with no roots, nothing identifies the caller.
+    params = StdioServerParameters(command=BIN, args=["mcp", "--vault", str(vault), "--no-vectors", *(args or [])],
+                                   env=env, cwd=str(cwd or stderr_path.parent))
     with open(stderr_path, "w") as err:
         async with stdio_client(params, errlog=err) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=roots) as s:
+            callback = roots if with_roots else None
+            async with ClientSession(read, write, list_roots_callback=callback) as s:
                 init = await s.initialize()
                 return await body(s, init)
 
@@ -177,3 +182,30 @@ def test_vault_itself_cannot_remember(vault: Path, tmp_path: Path) -> None:
     text = run(session_do(vault, vault, body, tmp_path / "e.txt"))
     assert "inside the vault itself" in text
     assert not (vault / "memories").exists()
+
+
+def test_a_client_without_roots_is_the_servers_repository(vault: Path, tmp_path: Path) -> None:
+    """Issue 17 finding 4: a client that declares no roots is never asked for them; the caller is
+    the repository the server runs in, and `--caller` names it outright."""
+    repo = tmp_path / "Atlas"
+    (repo / ".git").mkdir(parents=True)
+
+    async def body(s: ClientSession, _init):
+        h = await s.call_tool("health", {})
+        r = await s.call_tool("remember", {"title": "Atlas lesson without roots",
+            "body": "A session whose client gives no roots still writes as the repository it runs in.",
+            "confidence": "inferred"})
+        return h, text_of(r)
+
+    h, text = run(session_do(vault, None, body, tmp_path / "e.txt", cwd=repo, with_roots=False))
+    assert h.structuredContent["caller"]["project"] == "atlas", h.structuredContent
+    assert h.structuredContent["caller"]["identified_by"] == "working_repository"
+    assert "Caller: atlas (from the working repository" in text_of(h)
+    assert "reach nobody" not in text, text
+
+    async def body2(s: ClientSession, _init):
+        return await s.call_tool("health", {})
+
+    h = run(session_do(vault, repo, body2, tmp_path / "e2.txt", args=["--caller", "beacon"]))
+    assert h.structuredContent["caller"]["project"] == "beacon"
+    assert h.structuredContent["caller"]["identified_by"] == "given"

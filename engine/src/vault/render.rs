@@ -219,17 +219,29 @@ impl Health {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "Vault: {}", self.vault.display());
+        let by = match self.caller.identified_by {
+            crate::IdentifiedBy::Roots => Some("from the MCP client's roots"),
+            crate::IdentifiedBy::WorkingRepository => Some("from the working repository"),
+            crate::IdentifiedBy::Given | crate::IdentifiedBy::Nothing => None,
+        };
         match &self.caller.project {
             Some(p) => {
                 let from = match self.caller.source {
                     crate::CallerSource::Explicit => "given with --caller",
-                    crate::CallerSource::Declared => "from the .mindex-project file",
-                    _ => "folder name",
+                    crate::CallerSource::Declared => "its .mindex-project file",
+                    _ => "its folder name",
                 };
-                let _ = writeln!(s, "Caller: {p} ({from})");
+                match by {
+                    Some(by) => {
+                        let _ = writeln!(s, "Caller: {p} ({by}, named by {from})");
+                    }
+                    None => {
+                        let _ = writeln!(s, "Caller: {p} ({from})");
+                    }
+                }
             }
             None => s.push_str(
-                "Caller: ANONYMOUS (no project — only general-scope memories are visible)\n",
+                "Caller: ANONYMOUS (no MCP roots, no --caller, no working repository — only general-scope memories are visible)\n",
             ),
         }
         if self.caller.platforms.is_empty() {
