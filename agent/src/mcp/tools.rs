@@ -208,13 +208,10 @@ impl McpServer {
                 Err(e) => Ok(tool_error(e.to_string())),
             },
             "status" => match view.status() {
-                Ok(st) => {
-                    let v = serde_json::to_value(&st).unwrap_or_default();
-                    Ok(text_result(
-                        serde_json::to_string_pretty(&v).unwrap_or_default(),
-                        v,
-                    ))
-                }
+                Ok(st) => Ok(text_result(
+                    st.to_text(),
+                    serde_json::to_value(&st).unwrap_or_default(),
+                )),
                 Err(e) => Ok(tool_error(e.to_string())),
             },
             other => Err(invalid_params(format!("unknown tool {other}"))),
@@ -316,7 +313,7 @@ pub(super) fn render_hits(
     if hits.is_empty() || limit == 0 {
         if withheld > 0 {
             s.push_str(&format!(
-                "(no results visible to this repo; {withheld} match(es) withheld as out of scope)"
+                "(no results you can read; {withheld} match(es) withheld: private, or outside the folders this vault exposes to agents; memories come from `recall`)"
             ));
         } else {
             s.push_str("(no results)");
@@ -354,7 +351,7 @@ pub(super) fn render_hits(
     s.push_str(&body.chars().take(SEARCH_TEXT_CAP).collect::<String>());
     if withheld > 0 {
         s.push_str(&format!(
-            "\n\n({withheld} further match(es) withheld: outside this repo's scope)"
+            "\n\n({withheld} further match(es) withheld: private, or outside the folders this vault exposes to agents; memories come from `recall`)"
         ));
     }
     s

@@ -12,9 +12,12 @@ pub(super) struct RpcError {
     pub(super) message: String,
 }
 
+/// JSON-RPC's "invalid params" code.
+pub(super) const INVALID_PARAMS: i64 = -32602;
+
 pub(super) fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError {
-        code: -32602,
+        code: INVALID_PARAMS,
         message: message.into(),
     }
 }

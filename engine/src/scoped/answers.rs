@@ -164,3 +164,76 @@ pub fn scrub_paths(message: &str, vault: &Path) -> String {
     let s = crate::memory::text::sanitize(&s);
     ABSOLUTE_PATH.replace_all(&s, "${1}<path>").into_owned()
 }
+
+impl AgentStatus {
+    /// The status as text for an agent: index size, freshness, pending changes, vectors and
+    /// problems, one line each.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        if !self.indexed {
+            s.push_str("Index: not built yet (run `mindex update` in the vault).\n");
+            return s;
+        }
+        let _ = writeln!(
+            s,
+            "Index: {} notes, {} chunks, {:.1} MiB",
+            self.notes,
+            self.chunks,
+            self.index_bytes as f64 / (1024.0 * 1024.0)
+        );
+        if let Some(u) = &self.last_update {
+            let when = crate::time::iso_utc(u.finished_unix_ms as i64);
+            let _ = writeln!(
+                s,
+                "Last update: {when} ({} ms{}, {} change(s), {} warning(s))",
+                u.elapsed_ms,
+                if u.rebuilt { ", full rebuild" } else { "" },
+                u.changes.count,
+                u.warnings
+            );
+        }
+        let p = &self.pending;
+        if p.count == 0 {
+            s.push_str("Pending: none (the index matches the notes on disk)\n");
+        } else {
+            let _ = writeln!(s, "Pending: {} change(s) since the last update", p.count);
+            for (label, list) in [("added", &p.added), ("modified", &p.modified)] {
+                if !list.is_empty() {
+                    let _ = writeln!(s, "  {label}: {}", list.join(", "));
+                }
+            }
+            for r in &p.renamed {
+                let _ = writeln!(s, "  renamed: {} -> {}", r.from, r.to);
+            }
+        }
+        match (&self.vectors, self.missing_vectors) {
+            (Some(v), missing) => {
+                let _ = write!(
+                    s,
+                    "Vectors: {} ({} dims, model {})",
+                    v.count, v.dim, v.model_id
+                );
+                match missing {
+                    Some(0) | None => s.push('\n'),
+                    Some(m) => {
+                        let _ = writeln!(s, "; {m} chunk(s) without one until the next embed");
+                    }
+                }
+            }
+            (None, _) => {
+                s.push_str("Vectors: none (search ranks by words only until `mindex embed` runs)\n")
+            }
+        }
+        for d in &self.damaged {
+            let _ = writeln!(s, "Damaged index file: {d} (run `mindex update --rebuild`)");
+        }
+        for w in &self.warnings {
+            let _ = writeln!(s, "Warning: {}: {}", w.path, w.message);
+        }
+        if self.not_shown > 0 {
+            let _ = writeln!(s, "Not shown: {} ({})", self.not_shown, self.note);
+        }
+        s
+    }
+}

@@ -167,7 +167,13 @@ impl Expansion {
         let _ = writeln!(s, "{}", self.description.as_deref().unwrap_or("Vault note"));
         let _ = write!(s, "\n## Links out ({} visible", self.links_out.len());
         if self.links_out_hidden > 0 {
-            let _ = write!(s, ", {} outside your scope", self.links_out_hidden);
+            // One count for both: telling a missing target from a hidden one would say the
+            // hidden one exists.
+            let _ = write!(
+                s,
+                ", {} not visible: missing, or outside the folders you can read",
+                self.links_out_hidden
+            );
         }
         s.push_str(")\n");
         if self.links_out.is_empty() {
