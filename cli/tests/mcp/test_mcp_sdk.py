@@ -117,7 +117,7 @@ def test_every_tool_resource_and_prompt(vault: Path, tmp_path: Path) -> None:
         assert e.value.error.code == -32602
         # A missing argument is a tool error the model can read and correct.
         r = await s.call_tool("get", {})
-        assert r.isError and "`path`" in text_of(r), text_of(r)
+        assert r.is_error and "`path`" in text_of(r), text_of(r)
 
         res = (await s.list_resources()).resources
         uris = [str(x.uri) for x in res]
@@ -198,8 +198,8 @@ def test_a_client_without_roots_is_the_servers_repository(vault: Path, tmp_path:
         return h, text_of(r)
 
     h, text = run(session_do(vault, None, body, tmp_path / "e.txt", cwd=repo, with_roots=False))
-    assert h.structuredContent["caller"]["project"] == "atlas", h.structuredContent
-    assert h.structuredContent["caller"]["identified_by"] == "working_repository"
+    assert h.structured_content["caller"]["project"] == "atlas", h.structured_content
+    assert h.structured_content["caller"]["identified_by"] == "working_repository"
     assert "Caller: atlas (from the working repository" in text_of(h)
     assert "reach nobody" not in text, text
 
@@ -207,5 +207,5 @@ def test_a_client_without_roots_is_the_servers_repository(vault: Path, tmp_path:
         return await s.call_tool("health", {})
 
     h = run(session_do(vault, repo, body2, tmp_path / "e2.txt", args=["--caller", "beacon"]))
-    assert h.structuredContent["caller"]["project"] == "beacon"
-    assert h.structuredContent["caller"]["identified_by"] == "given"
+    assert h.structured_content["caller"]["project"] == "beacon"
+    assert h.structured_content["caller"]["identified_by"] == "given"

@@ -6,16 +6,18 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::agent::AgentContext;
 use super::{Refusal, Vault};
+use crate::audit::AuditAction;
 use crate::error::Result;
 use crate::identity::Caller;
 use crate::memory::store::SupersedeMark;
 use crate::memory::text::{self, Digest, FieldValue};
 use crate::memory::{
-    Memory, MemoryInput, Now, Scope, find_duplicates, recall_from, render, resolve_supersedes,
-    validate,
+    Memory, MemoryInput, Now, Scope, Validated, find_duplicates, recall_from, render,
+    resolve_supersedes, validate,
 };
 
 /// The outcome of [`Vault::remember`].
@@ -56,145 +58,44 @@ pub struct Remembered {
 impl Vault {
     /// Records a memory for `caller`, or says why not (see [`Refusal`]). Refusals are `Ok`;
     /// `Err` means the write itself failed (and nothing was left half-written).
+    ///
+    /// The pipeline, one named step each: [`refuse_vault_itself`] → [`refuse_oversized`] →
+    /// [`refuse_markup`] → [`neutralise_wikilinks`] → [`validated`] → [`visible_memories`] →
+    /// [`refuse_duplicate`] → plan (links, supersession targets, rendering) → dry run or
+    /// [`Vault::write_memory`] (write, back-links, index, audit) → the message.
     pub fn remember(&self, caller: &Caller, input: &MemoryInput) -> Result<Remembered> {
         let ctx = self.agent();
         let log = self.audit_log();
-        let who = caller.project.as_deref();
-        if caller.is_vault {
-            log.append(
-                crate::audit::AuditAction::Refused,
-                who,
-                json!({"tool": "remember", "reason": "session is the vault itself"}),
-            );
-            return Ok(refused(
-                Refusal::VaultItself,
-                "Refused: this session is running inside the vault itself.\nMemories are written from the repository they were learned in, so their reach names that project. Run this from that repository (or pass --caller NAME), or edit the vault's notes directly.".to_string(),
-            ));
-        }
-        // Sizes first: nothing reads an oversized input further.
-        let too_big = crate::memory::size_errors(input);
-        if !too_big.is_empty() {
-            log.append(
-                crate::audit::AuditAction::Refused,
-                who,
-                json!({"tool": "remember", "reason": "size", "errors": too_big.len()}),
-            );
-            let message = format!("Refused:\n- {}", too_big.join("\n- "));
-            return Ok(refused(Refusal::Validation { errors: too_big }, message));
-        }
-        let opt = |o: &Option<String>| o.clone().unwrap_or_default();
-        let (verification, generality, scope) = (
-            opt(&input.verification),
-            opt(&input.generality),
-            opt(&input.scope),
-        );
-        let fields: Vec<(&str, FieldValue<'_>)> = vec![
-            ("title", FieldValue::Text(&input.title)),
-            ("body", FieldValue::Text(&input.body)),
-            ("confidence", FieldValue::Text(&input.confidence)),
-            ("verification", FieldValue::Text(&verification)),
-            ("scope", FieldValue::Text(&scope)),
-            ("generality", FieldValue::Text(&generality)),
-            ("projects", FieldValue::List(&input.projects)),
-            ("platforms", FieldValue::List(&input.platforms)),
-            ("links", FieldValue::List(&input.links)),
-            ("supersedes", FieldValue::List(&input.supersedes)),
-        ];
-        if let Some(hit) = text::find_markup(&fields) {
-            let keys: Vec<&str> = fields
-                .iter()
-                .filter(|(_, v)| match v {
-                    FieldValue::Text(t) => !t.is_empty(),
-                    FieldValue::List(l) => !l.is_empty(),
-                })
-                .map(|(k, _)| *k)
-                .collect();
-            log.append(
-                crate::audit::AuditAction::Refused,
-                who,
-                json!({"tool": "remember", "reason": "tool-call markup", "field": hit.field,
-                       "offset": hit.offset, "trailing": hit.trailing}),
-            );
-            let message = text::markup_refusal(&hit, &keys);
-            return Ok(refused(
-                Refusal::Markup {
-                    field: hit.field,
-                    offset: hit.offset,
-                    item: hit.item,
-                    trailing: hit.trailing,
-                },
-                message,
-            ));
-        }
-        // Wikilink resolution needs every visible note's names: an enumeration of the vault,
-        // paid only when the memory has wikilinks or links to resolve.
-        let needs_names =
-            !input.links.is_empty() || input.title.contains("[[") || input.body.contains("[[");
-        let names = if needs_names {
-            ctx.exposure.resolvable_names(&ctx.exposure.visible_files())
-        } else {
-            Default::default()
+        let refuse = |reason: Value, refusal: Refusal, message: String| {
+            let mut detail = json!({"tool": "remember"});
+            if let (Some(d), Value::Object(r)) = (detail.as_object_mut(), reason) {
+                d.extend(r);
+            }
+            log.append(AuditAction::Refused, caller.project.as_deref(), detail);
+            refused(refusal, message)
         };
-        let mut unlinked = Vec::new();
-        let mut inp = input.clone();
-        inp.title = text::neutralize_wikilinks(&input.title, &names, &mut unlinked);
-        inp.body = text::neutralize_wikilinks(&input.body, &names, &mut unlinked);
-        let v = match validate(&inp, who) {
+        if let Some(r) = refuse_vault_itself(caller, &refuse) {
+            return Ok(r);
+        }
+        if let Some(r) = refuse_oversized(input, &refuse) {
+            return Ok(r);
+        }
+        if let Some(r) = refuse_markup(input, &refuse) {
+            return Ok(r);
+        }
+        let (inp, names, unlinked) = neutralise_wikilinks(&ctx, input);
+        let v = match validated(&inp, caller, &refuse) {
             Ok(v) => v,
-            Err(errors) => {
-                log.append(
-                    crate::audit::AuditAction::Refused,
-                    who,
-                    json!({"tool": "remember", "reason": "validation", "errors": errors.len()}),
-                );
-                let message = format!("Refused:\n- {}", errors.join("\n- "));
-                return Ok(refused(Refusal::Validation { errors }, message));
-            }
+            Err(r) => return Ok(*r),
         };
-        let now = Now::current();
-        let candidate = Memory {
-            scope: v.scope.as_str().to_string(),
-            projects: v.projects.clone(),
-            platforms: v.platforms.clone(),
-            source: Some(crate::memory::MEMORY_SOURCE.to_string()),
-            ..Memory::parse("", "")
-        };
-        // Only memories this caller can see may be matched, named or superseded: a memory
-        // hidden from it is neither a duplicate it is told about nor a target it may mark.
-        let (existing, _) = ctx.store.all_with_digests();
-        let seen: HashSet<String> = {
-            let entries: Vec<Arc<Memory>> = existing.iter().map(|(m, _)| m.clone()).collect();
-            recall_from(&entries, caller, false)
-                .visible
-                .into_iter()
-                .map(|(m, _)| m.path.clone())
-                .collect()
-        };
-        let existing: Vec<_> = existing
-            .into_iter()
-            .filter(|(m, _)| seen.contains(&m.path))
-            .collect();
-        if !input.force {
-            let digest = Digest::new(&v.title, &v.body);
-            if let Some(&(i, score)) = find_duplicates(&candidate, &digest, &existing).first() {
-                let m = &existing[i].0;
-                let title = m.title.clone().unwrap_or_default();
-                let message = format!(
-                    "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\nIf this is a correction, pass supersedes: [{}] so the old one is kept and back-linked; if it is genuinely different, pass force: true.",
-                    (score * 100.0).round(),
-                    m.path,
-                    text::json_str(&title)
-                );
-                return Ok(refused(
-                    Refusal::Duplicate {
-                        score,
-                        title,
-                        path: m.path.clone(),
-                    },
-                    message,
-                ));
-            }
+        let existing = visible_memories(&ctx, caller);
+        if !input.force
+            && let Some(r) = refuse_duplicate(&v, &existing)
+        {
+            return Ok(r);
         }
+        // Plan: related notes, supersession targets, the file's text.
+        let now = Now::current();
         let (related, links_dropped) = text::resolve_links(&input.links, &names);
         let entries: Vec<Arc<Memory>> = existing.iter().map(|(m, _)| m.clone()).collect();
         let (targets, unmatched) = resolve_supersedes(&input.supersedes, &entries);
@@ -216,11 +117,34 @@ impl Vault {
             out.message = msg;
             return Ok(out);
         }
+        let not_indexed =
+            self.write_memory(&ctx, caller, &v, &now, &rendered, &targets, &mut out)?;
+        out.message = recorded_message(&out, &v, not_indexed.as_deref());
+        Ok(out)
+    }
+
+    /// Writes the memory, back-links the memories it supersedes, indexes what it touched and
+    /// audits the write; fills `out` with what happened and returns why the index does not hold
+    /// the memory yet, when it does not.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the pipeline's state at its write step"
+    )]
+    fn write_memory(
+        &self,
+        ctx: &AgentContext,
+        caller: &Caller,
+        v: &Validated,
+        now: &Now,
+        rendered: &str,
+        targets: &[Arc<Memory>],
+        out: &mut Remembered,
+    ) -> Result<Option<String>> {
         let rel = ctx
             .store
-            .write(now.local, &text::slugify(&v.title), &rendered)?;
+            .write(now.local, &text::slugify(&v.title), rendered)?;
         let mut touched = vec![rel.clone()];
-        for t in &targets {
+        for t in targets {
             let title = t.title.clone().unwrap_or_default();
             match ctx.store.mark_superseded(&t.path, &v.title) {
                 SupersedeMark::Marked => {
@@ -231,38 +155,206 @@ impl Vault {
                 SupersedeMark::Refused(why) => out.supersede_failures.push(why),
             }
         }
-        let not_indexed = self.index_written(&touched, &rel).err();
+        let not_indexed = self
+            .index_written(&touched, &rel)
+            .err()
+            .map(|e| e.to_string());
         out.indexed = not_indexed.is_none();
         out.recorded = true;
         out.path = Some(rel.clone());
-        log.append(
-            crate::audit::AuditAction::Remember,
-            who,
+        self.audit_log().append(
+            AuditAction::Remember,
+            caller.project.as_deref(),
             json!({"rel": rel, "scope": v.scope.as_str(), "projects": v.projects, "indexed": out.indexed}),
         );
-        let mut msg = format!("Recorded: {rel}\nScope: {}", v.scope.as_str());
-        if !v.projects.is_empty() {
-            msg.push_str(&format!(" → {}", v.projects.join(", ")));
-        } else if !v.platforms.is_empty() {
-            msg.push_str(&format!(" → {}", v.platforms.join(", ")));
-        }
-        if !out.superseded.is_empty() {
-            msg.push_str(&format!(
-                "\nSuperseded: {} (kept and back-linked)",
-                out.superseded.join("; ")
-            ));
-        }
-        for f in &out.supersede_failures {
-            msg.push_str(&format!("\nNot back-linked: {f}"));
-        }
-        out.append_details(&mut msg);
-        if let Some(why) = &not_indexed {
-            msg.push_str(&format!("\n\nNOTE: not indexed: {why}. This memory may not be findable by query yet (the next `mindex update` retries)."));
-        }
-        out.message = msg;
-        Ok(out)
+        Ok(not_indexed)
     }
 }
+
+/// Step 1: a session running inside the vault itself writes no memories.
+fn refuse_vault_itself(
+    caller: &Caller,
+    refuse: &impl Fn(Value, Refusal, String) -> Remembered,
+) -> Option<Remembered> {
+    caller.is_vault.then(|| {
+        refuse(
+            json!({"reason": "session is the vault itself"}),
+            Refusal::VaultItself,
+            "Refused: this session is running inside the vault itself.\nMemories are written from the repository they were learned in, so their reach names that project. Run this from that repository (or pass --caller NAME), or edit the vault's notes directly.".to_string(),
+        )
+    })
+}
+
+/// Step 2: sizes first, so nothing reads an oversized input further.
+fn refuse_oversized(
+    input: &MemoryInput,
+    refuse: &impl Fn(Value, Refusal, String) -> Remembered,
+) -> Option<Remembered> {
+    let too_big = crate::memory::size_errors(input);
+    (!too_big.is_empty()).then(|| {
+        let message = format!("Refused:\n- {}", too_big.join("\n- "));
+        refuse(
+            json!({"reason": "size", "errors": too_big.len()}),
+            Refusal::Validation { errors: too_big },
+            message,
+        )
+    })
+}
+
+/// Step 3: tool-call markup in any argument (a sign the caller's arguments were mangled).
+fn refuse_markup(
+    input: &MemoryInput,
+    refuse: &impl Fn(Value, Refusal, String) -> Remembered,
+) -> Option<Remembered> {
+    let opt = |o: &Option<String>| o.clone().unwrap_or_default();
+    let (verification, generality, scope) = (
+        opt(&input.verification),
+        opt(&input.generality),
+        opt(&input.scope),
+    );
+    let fields: Vec<(&str, FieldValue<'_>)> = vec![
+        ("title", FieldValue::Text(&input.title)),
+        ("body", FieldValue::Text(&input.body)),
+        ("confidence", FieldValue::Text(&input.confidence)),
+        ("verification", FieldValue::Text(&verification)),
+        ("scope", FieldValue::Text(&scope)),
+        ("generality", FieldValue::Text(&generality)),
+        ("projects", FieldValue::List(&input.projects)),
+        ("platforms", FieldValue::List(&input.platforms)),
+        ("links", FieldValue::List(&input.links)),
+        ("supersedes", FieldValue::List(&input.supersedes)),
+    ];
+    let hit = text::find_markup(&fields)?;
+    let keys: Vec<&str> = fields
+        .iter()
+        .filter(|(_, v)| match v {
+            FieldValue::Text(t) => !t.is_empty(),
+            FieldValue::List(l) => !l.is_empty(),
+        })
+        .map(|(k, _)| *k)
+        .collect();
+    let message = text::markup_refusal(&hit, &keys);
+    Some(refuse(
+        json!({"reason": "tool-call markup", "field": hit.field, "offset": hit.offset,
+               "trailing": hit.trailing}),
+        Refusal::Markup {
+            field: hit.field,
+            offset: hit.offset,
+            item: hit.item,
+            trailing: hit.trailing,
+        },
+        message,
+    ))
+}
+
+/// Step 4: wikilinks to notes the caller cannot see become plain text. Returns the input with
+/// its title and body rewritten, the visible notes' names (for `links`), and what was unlinked.
+/// The names need an enumeration of the vault, paid only when there is a link to resolve.
+fn neutralise_wikilinks(
+    ctx: &AgentContext,
+    input: &MemoryInput,
+) -> (MemoryInput, HashSet<String>, Vec<String>) {
+    let needs_names =
+        !input.links.is_empty() || input.title.contains("[[") || input.body.contains("[[");
+    let names = if needs_names {
+        ctx.exposure.resolvable_names(&ctx.exposure.visible_files())
+    } else {
+        Default::default()
+    };
+    let mut unlinked = Vec::new();
+    let mut inp = input.clone();
+    inp.title = text::neutralize_wikilinks(&input.title, &names, &mut unlinked);
+    inp.body = text::neutralize_wikilinks(&input.body, &names, &mut unlinked);
+    (inp, names, unlinked)
+}
+
+/// Step 5: the memory contract (every input error in one pass).
+fn validated(
+    input: &MemoryInput,
+    caller: &Caller,
+    refuse: &impl Fn(Value, Refusal, String) -> Remembered,
+) -> std::result::Result<Validated, Box<Remembered>> {
+    validate(input, caller.project.as_deref()).map_err(|errors| {
+        let message = format!("Refused:\n- {}", errors.join("\n- "));
+        Box::new(refuse(
+            json!({"reason": "validation", "errors": errors.len()}),
+            Refusal::Validation { errors },
+            message,
+        ))
+    })
+}
+
+/// Step 6: the memories this caller can see, with their similarity digests. Only these may be
+/// matched, named or superseded: a memory hidden from the caller is neither a duplicate it is
+/// told about nor a target it may mark.
+fn visible_memories(ctx: &AgentContext, caller: &Caller) -> Vec<(Arc<Memory>, Arc<Digest>)> {
+    let (existing, _) = ctx.store.all_with_digests();
+    let entries: Vec<Arc<Memory>> = existing.iter().map(|(m, _)| m.clone()).collect();
+    let seen: HashSet<String> = recall_from(&entries, caller, false)
+        .visible
+        .into_iter()
+        .map(|(m, _)| m.path.clone())
+        .collect();
+    existing
+        .into_iter()
+        .filter(|(m, _)| seen.contains(&m.path))
+        .collect()
+}
+
+/// Step 7: a near-identical visible memory refuses the write (unless `force`).
+fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> Option<Remembered> {
+    let candidate = Memory {
+        scope: v.scope.as_str().to_string(),
+        projects: v.projects.clone(),
+        platforms: v.platforms.clone(),
+        source: Some(crate::memory::MEMORY_SOURCE.to_string()),
+        ..Memory::parse("", "")
+    };
+    let digest = Digest::new(&v.title, &v.body);
+    let &(i, score) = find_duplicates(&candidate, &digest, existing).first()?;
+    let m = &existing[i].0;
+    let title = m.title.clone().unwrap_or_default();
+    let message = format!(
+        "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\nIf this is a correction, pass supersedes: [{}] so the old one is kept and back-linked; if it is genuinely different, pass force: true.",
+        (score * 100.0).round(),
+        m.path,
+        text::json_str(&title)
+    );
+    Some(refused(
+        Refusal::Duplicate {
+            score,
+            title,
+            path: m.path.clone(),
+        },
+        message,
+    ))
+}
+
+/// The last step: what was recorded, as text.
+fn recorded_message(out: &Remembered, v: &Validated, not_indexed: Option<&str>) -> String {
+    let rel = out.path.as_deref().unwrap_or_default();
+    let mut msg = format!("Recorded: {rel}\nScope: {}", v.scope.as_str());
+    if !v.projects.is_empty() {
+        msg.push_str(&format!(" → {}", v.projects.join(", ")));
+    } else if !v.platforms.is_empty() {
+        msg.push_str(&format!(" → {}", v.platforms.join(", ")));
+    }
+    if !out.superseded.is_empty() {
+        msg.push_str(&format!(
+            "\nSuperseded: {} (kept and back-linked)",
+            out.superseded.join("; ")
+        ));
+    }
+    for f in &out.supersede_failures {
+        msg.push_str(&format!("\nNot back-linked: {f}"));
+    }
+    out.append_details(&mut msg);
+    if let Some(why) = not_indexed {
+        msg.push_str(&format!("\n\nNOTE: not indexed: {why}. This memory may not be findable by query yet (the next `mindex update` retries)."));
+    }
+    msg
+}
+
 impl Remembered {
     pub(super) fn append_details(&self, msg: &mut String) {
         if !self.supersedes_unmatched.is_empty() {
