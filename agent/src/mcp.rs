@@ -332,6 +332,12 @@ impl McpServer {
                 None
             }
             (Some(m), Some(id)) => {
+                if m == "initialize" {
+                    // Before the request goes to a worker: a client that sends `initialized`
+                    // without waiting for the answer must not be asked for roots it never
+                    // declared.
+                    self.note_capabilities(&params);
+                }
                 let is_reason = m == "tools/call"
                     && params.get("name").and_then(Value::as_str) == Some("reason");
                 let lane = if is_reason {
@@ -390,6 +396,14 @@ impl McpServer {
             s.next_id
         };
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
+    }
+
+    /// Records whether the client's `initialize` declares the `roots` capability.
+    fn note_capabilities(&self, params: &Value) {
+        if let Some(caps) = params.get("capabilities").and_then(Value::as_object) {
+            let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            s.client_roots = Some(caps.contains_key("roots"));
+        }
     }
 
     /// Whether the client is asked for roots at all: not when the operator named the caller,
@@ -530,10 +544,6 @@ impl McpServer {
     fn on_request(&self, method: &str, params: &Value) -> RpcResult {
         match method {
             "initialize" => {
-                if let Some(caps) = params.get("capabilities").and_then(Value::as_object) {
-                    let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
-                    s.client_roots = Some(caps.contains_key("roots"));
-                }
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
                 let version = asked
                     .filter(|v| PROTOCOL_VERSIONS.contains(v))
