@@ -693,6 +693,29 @@ mod tests {
         s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
 
+    /// A client that sends `initialized` before the `initialize` answer arrives (the whole
+    /// handshake piped at once) is still not asked for roots it did not declare.
+    #[test]
+    fn a_pipelined_handshake_without_roots_is_not_asked_for_them() {
+        let (_d, s, rx) = server(3000);
+        let pending = s.handle_line(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+            .to_string(),
+        );
+        s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        if let Some(h) = pending {
+            h.wait();
+        }
+        let first = next(&rx);
+        assert_eq!(
+            first["id"], 1,
+            "the initialize answer, not a roots/list: {first}"
+        );
+        assert_eq!(health_caller(&s, &rx, 2), None);
+        assert!(rx.try_recv().is_err(), "no roots/list was sent");
+    }
+
     /// Issue 17 finding 4: a client that declares no roots is not asked and does not wait; the
     /// caller is the server's working repository; `--caller` wins over roots; roots that name
     /// nobody leave the working repository; health says which source decided.
