@@ -1355,3 +1355,52 @@ fn an_explicit_vault_wins_and_a_code_repo_gets_nothing() {
     let ctx = context(&String::from_utf8(out.stdout).unwrap());
     assert!(ctx.contains("brain/"), "{ctx}");
 }
+
+/// Issue 17 finding 6: the manifest's `infrastructure` (templates, bases, agent manuals, the
+/// manifest itself) is honoured everywhere: it is not in the briefing's file listing and never an
+/// orphan in `audit`.
+#[test]
+fn infrastructure_is_neither_listed_nor_an_orphan() {
+    let (_dir, v) = template_vault();
+    let ctx = context(&hook(&v, "session-start", &serde_json::json!({})));
+    let listing = ctx
+        .split("### Vault File Listing")
+        .nth(1)
+        .expect("a listing section");
+    for infra in [
+        "./templates/",
+        "./bases/",
+        "./vault-manifest.json",
+        "./CLAUDE.md",
+        "./GEMINI.md",
+        "./AGENTS.md",
+        "./.mcp.json",
+    ] {
+        assert!(!listing.contains(infra), "{infra} listed:\n{listing}");
+    }
+    assert!(
+        listing.contains("./brain/"),
+        "notes are still listed:\n{listing}"
+    );
+
+    let vs = v.to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mindex"))
+            .args(args)
+            .env_remove("MINDEX_VAULT")
+            .env_remove("MINDEX_INDEX_DIR")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["--vault", vs, "update"]).status.success());
+    let out = run(&["--vault", vs, "audit", "--json"]);
+    assert!(out.status.success());
+    let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let orphans = audit["orphans"].as_array().unwrap();
+    for infra in ["CLAUDE.md", "GEMINI.md", "AGENTS.md", "Home.md"] {
+        assert!(
+            !orphans.iter().any(|o| o == infra),
+            "{infra} is an orphan: {orphans:?}"
+        );
+    }
+}

@@ -80,6 +80,17 @@ impl Manifest {
         safe_memory_root(self.fields.get("memory_root").and_then(Value::as_str))
     }
 
+    /// Whether the vault-relative path `rel` is infrastructure by the manifest's
+    /// `infrastructure` list (the vault's machinery, not its notes: never listed, counted as an
+    /// orphan or flagged by hygiene). An entry without `/` names root-level files (`*` globs:
+    /// `README.*.md`); `dir/**` is everything below `dir`; any other entry is a path whose
+    /// segments may hold `*` globs.
+    pub fn is_infrastructure(&self, rel: &str) -> bool {
+        self.strings("infrastructure")
+            .iter()
+            .any(|e| infrastructure_matches(e.trim(), rel))
+    }
+
     /// The `mcp_inbox` folder when it is one safe segment, else `"inbox"`.
     pub fn inbox(&self) -> String {
         match self.string("mcp_inbox") {
@@ -87,6 +98,41 @@ impl Manifest {
             _ => DEFAULT_INBOX.to_string(),
         }
     }
+}
+
+/// Whether one `infrastructure` entry covers `rel` (see [`Manifest::is_infrastructure`]).
+fn infrastructure_matches(entry: &str, rel: &str) -> bool {
+    if entry.is_empty() {
+        return false;
+    }
+    if let Some(dir) = entry.strip_suffix("/**") {
+        return rel
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'));
+    }
+    let (want, have): (Vec<&str>, Vec<&str>) =
+        (entry.split('/').collect(), rel.split('/').collect());
+    want.len() == have.len() && want.iter().zip(&have).all(|(w, h)| glob(w, h))
+}
+
+/// `*`-only glob matching of one path segment (case-sensitive).
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The memory root a manifest may declare: one trimmed path segment of ASCII letters, digits,
@@ -111,6 +157,44 @@ fn is_safe_segment(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("README.*.md", "README.ja.md"));
+        assert!(!glob("README.*.md", "README.md"));
+        assert!(glob("*", "x") && glob("a*c*e", "abcde"));
+    }
+
+    #[test]
+    fn infrastructure_entries_cover_root_names_folders_and_paths() {
+        let m = Manifest::from_json(serde_json::json!({"infrastructure": [
+            "CLAUDE.md", "README.*.md", "templates/**", ".claude/**", "brain/Skills.md",
+            "bases/*.base", " ", ""
+        ]}));
+        for yes in [
+            "CLAUDE.md",
+            "README.de.md",
+            "templates/Decision.md",
+            "templates/deep/x.md",
+            ".claude/settings.json",
+            "brain/Skills.md",
+            "bases/Tasks.base",
+        ] {
+            assert!(m.is_infrastructure(yes), "{yes}");
+        }
+        for no in [
+            "work/CLAUDE.md",
+            "README.md",
+            "templates",
+            "templatesX/a.md",
+            "brain/Skills2.md",
+            "bases/deep/Tasks.base",
+            "claude.md",
+        ] {
+            assert!(!m.is_infrastructure(no), "{no}");
+        }
+        assert!(!Manifest::from_json(serde_json::json!({})).is_infrastructure("CLAUDE.md"));
+    }
     use serde_json::json;
 
     #[test]

@@ -250,7 +250,6 @@ pub(crate) fn hygiene_with(
         .collect();
     let clusters = clusters_of(&loose);
 
-    let infra = root_infrastructure(manifest);
     let mut oversized: Vec<(String, u64)> = tree
         .files
         .iter()
@@ -258,7 +257,7 @@ pub(crate) fn hygiene_with(
         .filter(|f| !name_of(&f.rel).contains("Archive"))
         .filter(|f| {
             let top = f.rel.split('/').next().unwrap_or("");
-            top != "templates" && !(parent_of(&f.rel).is_empty() && is_infra(&infra, &f.rel))
+            top != "templates" && !manifest.is_infrastructure(&f.rel)
         })
         .map(|f| (f.rel.clone(), f.size))
         .collect();
@@ -460,40 +459,6 @@ pub(crate) fn clusters_of(files: &[String]) -> Vec<Cluster> {
             .then(a.token.cmp(&b.token))
     });
     out
-}
-
-/// The manifest's infrastructure entries without a `/` (root-level names and globs).
-pub(crate) fn root_infrastructure(manifest: &Manifest) -> Vec<String> {
-    manifest
-        .strings("infrastructure")
-        .into_iter()
-        .filter(|s| !s.contains('/'))
-        .collect()
-}
-
-/// Whether a root-level file name matches one of the infrastructure entries (`*` globs).
-pub(crate) fn is_infra(entries: &[String], name: &str) -> bool {
-    entries.iter().any(|e| glob_match(e, name))
-}
-
-/// `*`-only glob matching (case-sensitive).
-fn glob_match(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 impl HygieneReport {
@@ -806,12 +771,5 @@ mod tests {
         );
         assert!(scan(d.path()).is_empty());
         assert_eq!(scan(d.path()).to_text(), "");
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("README.*.md", "README.ja.md"));
-        assert!(!glob_match("README.*.md", "README.md"));
-        assert!(glob_match("*", "x") && glob_match("a*c*e", "abcde"));
     }
 }

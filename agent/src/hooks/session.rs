@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::Value;
 
-use super::hygiene::{Tree, hygiene_with, is_infra, name_of, parent_of, root_infrastructure};
+use super::hygiene::{Tree, hygiene_with, name_of, parent_of};
 use super::{
     HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
 };
@@ -295,8 +295,12 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
             .and_then(Value::as_u64)
             .filter(|t| *t > 0)
             .map_or(DEFAULT_COLLAPSE_THRESHOLD, |t| t as usize);
+        // The vault's machinery (the manifest's `infrastructure`: agent configs, templates,
+        // bases, the manifest) is not a note: it stays out of the listing.
+        let mut notes = listed.clone();
+        notes.files.retain(|f| !manifest.is_infrastructure(&f.rel));
         out.push(
-            Section::new("### Vault File Listing", listing(&listed, threshold)).degrades(
+            Section::new("### Vault File Listing", listing(&notes, threshold)).degrades(
                 50,
                 "(Over budget — Glob or `mindex search` the vault on demand.)",
             ),
@@ -441,10 +445,12 @@ fn recent_changes(root: &Path) -> String {
 
 fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
     const MAX: usize = 10;
-    let infra = root_infrastructure(manifest);
     let sources = tree
         .files_in("work/active")
-        .chain(tree.files_in("").filter(|f| !is_infra(&infra, &f.rel)))
+        .chain(
+            tree.files_in("")
+                .filter(|f| !manifest.is_infrastructure(&f.rel)),
+        )
         .filter(|f| is_md(&f.rel));
     let mut out = String::new();
     let mut total = 0;

@@ -66,7 +66,8 @@ impl Vault {
 
     /// Orphans (notes nothing links to) and broken links (targets that name no note) over the
     /// whole index, memories excluded. Links to attachments (a target with a non-markdown
-    /// extension) are not checked.
+    /// extension) are not checked. The manifest's `infrastructure` files (agent manuals,
+    /// templates, the home page) are never orphans: nothing is meant to link to them.
     pub fn graph_audit(&self) -> Result<GraphAudit> {
         let state = self.state()?.ok_or_else(|| Error::IndexMissing {
             path: self.index_dir.clone(),
@@ -128,10 +129,11 @@ impl Vault {
                 }
             }
         }
+        let ctx = self.agent();
         let orphans = notes
             .iter()
             .enumerate()
-            .filter(|(i, _)| inbound[*i] == 0)
+            .filter(|(i, (p, _))| inbound[*i] == 0 && !ctx.manifest.is_infrastructure(p))
             .map(|(_, (p, _))| (*p).clone())
             .collect();
         Ok(GraphAudit {
