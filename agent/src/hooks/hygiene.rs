@@ -56,6 +56,10 @@ static UNCHECKED: LazyLock<Regex> =
 static LEADING_DATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\d{4}-\d{2}-\d{2} ").expect("valid regex"));
 
+/// Record kinds AGENTS.md names in file names (`Decision - <title>.md` in `work/active/`):
+/// records filed as the vault's own rules say are no topic cluster forming.
+const RECORD_KINDS: &[&str] = &["decision", "decisions"];
+
 /// Words too common to name a topic cluster.
 const CLUSTER_STOPWORDS: &[&str] = &[
     "about", "after", "again", "also", "before", "being", "between", "draft", "from", "have",
@@ -432,7 +436,7 @@ pub(crate) fn clusters_of(files: &[String]) -> Vec<Cluster> {
             .split(|c: char| !c.is_alphanumeric())
             .filter(|t| t.chars().count() >= 4)
             .filter(|t| !t.chars().all(|c| c.is_ascii_digit()))
-            .filter(|t| !CLUSTER_STOPWORDS.contains(t))
+            .filter(|t| !CLUSTER_STOPWORDS.contains(t) && !RECORD_KINDS.contains(t))
         {
             by_token
                 .entry(token.to_string())
@@ -660,6 +664,15 @@ mod tests {
             "Beta",
         ]));
         assert_eq!(c.len(), 1, "{c:?}");
+        // Decision records named as AGENTS.md asks are no topic cluster (issue 17 finding 6).
+        let c = clusters_of(&f(&[
+            "Decision - Postgres for Session Store",
+            "Decision - SQLite for Device Storage",
+            "Payments Migration",
+            "Search Service",
+            "Mobile Offline",
+        ]));
+        assert!(c.is_empty(), "{c:?}");
     }
 
     #[test]
