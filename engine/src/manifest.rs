@@ -26,6 +26,8 @@ const DEFAULT_INBOX: &str = "inbox";
 #[derive(Debug, Clone, Default)]
 pub struct Manifest {
     fields: Map<String, Value>,
+    /// The `infrastructure` entries, trimmed and non-empty: read once, matched per file.
+    infrastructure: Vec<String>,
 }
 
 impl Manifest {
@@ -44,7 +46,19 @@ impl Manifest {
     /// Builds a manifest from parsed JSON; anything but an object gives an empty manifest.
     pub fn from_json(v: Value) -> Manifest {
         match v {
-            Value::Object(fields) => Manifest { fields },
+            Value::Object(fields) => {
+                let mut m = Manifest {
+                    fields,
+                    infrastructure: Vec::new(),
+                };
+                m.infrastructure = m
+                    .strings("infrastructure")
+                    .iter()
+                    .map(|e| e.trim().to_string())
+                    .filter(|e| !e.is_empty())
+                    .collect();
+                m
+            }
             _ => Manifest::default(),
         }
     }
@@ -86,9 +100,9 @@ impl Manifest {
     /// `README.*.md`); `dir/**` is everything below `dir`; any other entry is a path whose
     /// segments may hold `*` globs.
     pub fn is_infrastructure(&self, rel: &str) -> bool {
-        self.strings("infrastructure")
+        self.infrastructure
             .iter()
-            .any(|e| infrastructure_matches(e.trim(), rel))
+            .any(|e| infrastructure_matches(e, rel))
     }
 
     /// The `mcp_inbox` folder when it is one safe segment, else `"inbox"`.
@@ -102,9 +116,6 @@ impl Manifest {
 
 /// Whether one `infrastructure` entry covers `rel` (see [`Manifest::is_infrastructure`]).
 fn infrastructure_matches(entry: &str, rel: &str) -> bool {
-    if entry.is_empty() {
-        return false;
-    }
     if let Some(dir) = entry.strip_suffix("/**") {
         return rel
             .strip_prefix(dir)

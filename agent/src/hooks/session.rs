@@ -248,7 +248,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
     let tree = Tree::scan_for_agents(root, manifest);
-    let listed = tree.without_under(&tree.memory_root);
+    let mut listed = tree.without_under(&tree.memory_root);
     let mut out = vec![Section {
         header: None,
         body: "## Session Context".into(),
@@ -297,10 +297,9 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
             .map_or(DEFAULT_COLLAPSE_THRESHOLD, |t| t as usize);
         // The vault's machinery (the manifest's `infrastructure`: agent configs, templates,
         // bases, the manifest) is not a note: it stays out of the listing.
-        let mut notes = listed.clone();
-        notes.files.retain(|f| !manifest.is_infrastructure(&f.rel));
+        listed.files.retain(|f| !manifest.is_infrastructure(&f.rel));
         out.push(
-            Section::new("### Vault File Listing", listing(&notes, threshold)).degrades(
+            Section::new("### Vault File Listing", listing(&listed, threshold)).degrades(
                 50,
                 "(Over budget — Glob or `mindex search` the vault on demand.)",
             ),
