@@ -20,7 +20,7 @@ if [ -e "$vault/vault-manifest.json" ]; then
   echo "==> using the existing vault at $vault"
 else
   echo "==> creating the sample vault at $vault"
-  "$mindex" init "$vault"
+  "$mindex" init --with-samples "$vault"
 fi
 
 echo "==> indexing"

@@ -801,7 +801,7 @@ mod tests {
     ) -> (tempfile::TempDir, Arc<McpServer>, mpsc::Receiver<Value>) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        mindex::init::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
         for name in ["atlas", "beacon"] {
             std::fs::create_dir_all(d.path().join(name)).unwrap();
         }
@@ -1215,7 +1215,7 @@ mod tests {
             std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let root = d.path().join("vault");
-        mindex::init::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
         let vault = Vault::open(&root, mindex::VaultOptions::default()).unwrap();
         vault.update(&mindex::NoProgress).unwrap();
         let (tx, rx) = mpsc::channel::<Value>();

@@ -170,7 +170,7 @@ fn main() -> anyhow::Result<()> {
     }
     let dir = tempfile::tempdir()?;
     let sample = dir.path().join("sample").join("vault");
-    init_vault(&sample, false)?;
+    init_vault(&sample, &mindex::init::InitOptions::with_samples())?;
     Vault::open(&sample, VaultOptions::default())?.update(&NoProgress)?;
     bench_vault("sample vault (mindex init)", &sample, runs, &bin, node)?;
 

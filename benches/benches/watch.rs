@@ -86,7 +86,7 @@ fn main() -> anyhow::Result<()> {
     let bin = mindex_bin()?;
     let dir = tempfile::tempdir()?;
     let root = dir.path().join("vault");
-    init_vault(&root, false)?;
+    init_vault(&root, &mindex::init::InitOptions::with_samples())?;
     generate_vault(&root.join("reference/generated"), notes, 5)?;
     fs::create_dir_all(root.join("work/moved"))?;
     fs::write(root.join("work/active/Target.md"), note(0))?;

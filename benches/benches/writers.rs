@@ -172,7 +172,7 @@ fn main() -> anyhow::Result<()> {
     let bin = mindex_bin()?;
     let dir = tempfile::tempdir()?;
     let vault = dir.path().join("vault");
-    init_vault(&vault, false)?;
+    init_vault(&vault, &mindex::init::InitOptions::with_samples())?;
     generate_vault(&vault.join("reference").join("generated"), notes, 3)?;
     Vault::open(&vault, VaultOptions::default())?.update(&NoProgress)?;
 

@@ -53,13 +53,19 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create a new vault from the bundled template.
+    /// Create a new, empty vault from the bundled template, or migrate an existing one (--merge).
     Init {
         /// Where to create it (default: the current folder).
         dir: Option<PathBuf>,
-        /// Allow a non-empty folder: add only the template files that are missing.
+        /// Migrate a non-empty folder (e.g. an obsidian-mind vault): add the missing template
+        /// files, rewrite the agent configs it recognises to call mindex (originals kept as
+        /// `<file>.pre-mindex`), keep everything else, and print what changed and why.
         #[arg(long)]
         merge: bool,
+        /// Also write made-up sample notes (people, projects, an incident) to try mindex on;
+        /// never in a real vault.
+        #[arg(long)]
+        with_samples: bool,
     },
     /// Bring the index up to date with the notes on disk (only changed notes are re-indexed).
     Update {
@@ -519,12 +525,23 @@ const EXIT_REFUSED: u8 = 3;
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let out = output::Out::new(cli.json);
     match &cli.command {
-        Command::Init { dir, merge } => {
+        Command::Init {
+            dir,
+            merge,
+            with_samples,
+        } => {
             let dir = match dir {
                 Some(d) => d.clone(),
                 None => std::env::current_dir()?,
             };
-            let report = mindex::init::init_vault(&dir, *merge)?;
+            let options = mindex::init::InitOptions {
+                merge: *merge,
+                with_samples: *with_samples,
+                binary: std::env::current_exe()
+                    .ok()
+                    .and_then(|exe| mindex::init::agent_binary(&exe)),
+            };
+            let report = mindex::init::init_vault(&dir, &options)?;
             out.init(&report)
         }
         Command::Update { verify, rebuild } => {

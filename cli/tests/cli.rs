@@ -40,7 +40,7 @@ fn init_update_search_edit_update() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
     let vs = v.to_str().unwrap();
-    ok(&["init", vs]);
+    ok(&["init", "--with-samples", vs]);
     let r = json(&["update", "--vault", vs, "--json"]);
     assert_eq!(r["rebuilt"], true);
     assert!(r["notes"].as_u64().unwrap() >= 10);
@@ -109,7 +109,7 @@ fn init_update_search_edit_update() {
 fn vault_is_found_from_env_and_from_cwd() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
-    ok(&["init", v.to_str().unwrap()]);
+    ok(&["init", "--with-samples", v.to_str().unwrap()]);
     // Walking up from a subfolder to vault-manifest.json.
     let out = mindex(&["update", "--json"], Some(&v.join("work/active")));
     assert!(
@@ -143,7 +143,7 @@ fn get_multi_get_and_errors() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
     let vs = v.to_str().unwrap();
-    ok(&["init", vs]);
+    ok(&["init", "--with-samples", vs]);
     let text = ok(&["get", "--vault", vs, "brain/Gotchas.md:8", "--lines", "1"]);
     assert_eq!(text, "## Timezones in the billing export\n");
     let n = json(&["get", "--vault", vs, "--json", "Gotchas"]);
@@ -189,7 +189,7 @@ fn get_multi_get_and_errors() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/vault"));
     // init refuses a non-empty folder.
-    let out = mindex(&["init", vs], None);
+    let out = mindex(&["init", "--with-samples", vs], None);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
 }
@@ -215,7 +215,7 @@ fn index_folder_can_live_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
     let idx = dir.path().join("idx");
-    ok(&["init", v.to_str().unwrap()]);
+    ok(&["init", "--with-samples", v.to_str().unwrap()]);
     ok(&[
         "update",
         "--vault",
@@ -242,7 +242,7 @@ fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
     let vs = v.to_str().unwrap();
-    ok(&["init", vs]);
+    ok(&["init", "--with-samples", vs]);
     ok(&["update", "--vault", vs]);
     let out = Command::new(env!("CARGO_BIN_EXE_mindex"))
         .args(["query", "--vault", vs, "--json", "connection pool"])
@@ -422,7 +422,7 @@ fn watch_reports_each_update() {
     use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
-    ok(&["init", v.to_str().unwrap()]);
+    ok(&["init", "--with-samples", v.to_str().unwrap()]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
         .args(["watch", "--json", "--vault"])
         .arg(&v)
@@ -664,7 +664,7 @@ fn missing_vectors_are_reported_until_refresh_or_watch_embeds_them() {
 fn empty_queries_and_zero_limits_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("v");
-    mindex::init::init_vault(&v, false).unwrap();
+    mindex::init::init_vault(&v, &mindex::init::InitOptions::with_samples()).unwrap();
     let vs = v.to_str().unwrap();
     for args in [
         vec!["search", "--vault", vs, ""],

@@ -37,9 +37,12 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let vault = dir.path().join("vault");
         assert!(
-            mindex(&["init", vault.to_str().unwrap()], dir.path())
-                .status
-                .success()
+            mindex(
+                &["init", "--with-samples", vault.to_str().unwrap()],
+                dir.path()
+            )
+            .status
+            .success()
         );
         Fixture { dir, vault }
     }

@@ -85,7 +85,7 @@ fn age(root: &Path, rel: &str, days: u64) {
 fn template_vault() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("vault");
-    mindex::init::init_vault(&v, false).unwrap();
+    mindex::init::init_vault(&v, &mindex::init::InitOptions::with_samples()).unwrap();
     (dir, v)
 }
 

@@ -30,7 +30,10 @@ impl Fixture {
         let vault = dir.path().join("vault");
         let outside = dir.path().join("elsewhere");
         fs::create_dir_all(&outside).unwrap();
-        let out = mindex(&["init", vault.to_str().unwrap()], dir.path());
+        let out = mindex(
+            &["init", "--with-samples", vault.to_str().unwrap()],
+            dir.path(),
+        );
         assert!(out.status.success());
         // The atlas project's own note declares its platforms.
         fs::write(

@@ -119,7 +119,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 
 /// A vault of the sample notes plus `n` generated ones.
 fn big_vault(root: &Path, n: usize) {
-    mindex::init::init_vault(root, false).unwrap();
+    mindex::init::init_vault(root, &mindex::init::InitOptions::with_samples()).unwrap();
     let words = [
         "lorem", "quartz", "harbor", "ledger", "retry", "cache", "shard", "replica", "latency",
         "queue", "schema", "deploy", "rollback", "index", "tenant", "token", "batch", "stream",
@@ -336,7 +336,7 @@ fn a_killed_update_leaves_an_index_that_opens_tells_the_truth_and_finishes() {
 fn a_killed_remember_leaves_the_memory_whole_or_absent() {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let vs = vault.to_str().unwrap();
     assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
     let mut written = 0;
@@ -644,7 +644,7 @@ fn a_full_disk_fails_writes_cleanly() {
         return;
     };
     let vault = disk.0.join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let vs = vault.to_str().unwrap();
     assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
     let before = paths_for(&vault, None, "connection pool exhausted");
@@ -779,7 +779,7 @@ fn a_read_only_vault_refuses_writes_clearly() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let vs = vault.to_str().unwrap();
     assert!(mindex(&["update", "-q", "--vault", vs]).status.success());
     // World-readable, writable by nobody but root; the test then runs mindex as `nobody` (root

@@ -27,7 +27,7 @@ struct Fixture {
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let outside = dir.path().join("outside");
     fs::create_dir_all(&outside).unwrap();
     fs::write(

@@ -41,7 +41,7 @@ fn six_servers_remember_and_search_concurrently_and_lose_nothing() {
     const EACH: usize = 8;
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = mindex::Vault::open(&vault, mindex::VaultOptions::default()).unwrap();
     v.update(&mindex::NoProgress).unwrap();
 
@@ -128,7 +128,7 @@ fn walk_md(dir: &Path) -> usize {
 fn an_mcp_server_with_watch_sees_edits() {
     let dir = tempfile::tempdir().unwrap();
     let vault = dir.path().join("vault");
-    mindex::init::init_vault(&vault, false).unwrap();
+    mindex::init::init_vault(&vault, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = mindex::Vault::open(&vault, mindex::VaultOptions::default()).unwrap();
     v.update(&mindex::NoProgress).unwrap();
     let repo = dir.path().join("repo");

@@ -1,14 +1,63 @@
-//! Creating a new vault from the bundled template (`vault-template/` in the repository).
+//! Creating a new vault from the bundled template (`vault-template/` in the repository), and
+//! migrating an existing one (`merge`): the agent configs it recognises are rewritten to call
+//! mindex, with a backup, and everything else the user wrote is kept.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
 include!(concat!(env!("OUT_DIR"), "/template.rs"));
+
+/// How [`init_vault`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct InitOptions {
+    /// Write into a non-empty folder: add the missing template files and migrate the agent
+    /// configs found there; never overwrite anything else.
+    pub merge: bool,
+    /// Also write the sample notes (made-up people, projects and an incident) that the quick
+    /// start and the tests search. Never for a real vault.
+    pub with_samples: bool,
+    /// The `mindex` binary the agent configs call: `None` writes the bare name `mindex` (found
+    /// on PATH); a path is written as is (see [`agent_binary`]).
+    pub binary: Option<PathBuf>,
+}
+
+impl InitOptions {
+    /// A new vault holding the sample notes (the quick start, tests and benches).
+    pub fn with_samples() -> InitOptions {
+        InitOptions {
+            with_samples: true,
+            ..InitOptions::default()
+        }
+    }
+}
+
+/// A file [`init_vault`] left as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Kept {
+    /// Vault-relative path.
+    pub path: String,
+    /// Why it was not written.
+    pub why: String,
+}
+
+/// An agent config [`init_vault`] rewrote (merge only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Changed {
+    /// Vault-relative path.
+    pub path: String,
+    /// Where the original is now, vault-relative.
+    pub backup: String,
+    /// Entries taken out, each with what replaces it.
+    pub removed: Vec<String>,
+    /// Entries added.
+    pub added: Vec<String>,
+}
 
 /// What [`init_vault`] did.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -17,15 +66,65 @@ pub struct InitReport {
     pub vault: PathBuf,
     /// Files written, vault-relative.
     pub created: Vec<String>,
-    /// Template files left alone because a file already existed there.
-    pub kept: Vec<String>,
+    /// Agent configs rewritten to call mindex (merge only).
+    pub changed: Vec<Changed>,
+    /// Files left alone, and why.
+    pub kept: Vec<Kept>,
+    /// Whether the sample notes were written.
+    pub samples: bool,
+}
+
+/// The agent configs the template ships: hook wiring and MCP server entries.
+const AGENT_CONFIGS: [&str; 5] = [
+    ".claude/settings.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".gemini/settings.json",
+    ".mcp.json",
+];
+
+/// obsidian-mind's hook scripts (run with node from `.claude/scripts/`).
+const OBSIDIAN_MIND_HOOKS: [&str; 6] = [
+    "session-start.ts",
+    "classify-message.ts",
+    "validate-write.ts",
+    "pre-compact.ts",
+    "stop-checklist.ts",
+    "personalize",
+];
+
+/// Folders a binary may live in and still be found by agents started from a desktop (whose
+/// PATH is the system's, without the user's shell profile).
+const STANDARD_BIN_DIRS: [&str; 6] = [
+    "/usr/local/bin",
+    "/usr/bin",
+    "/bin",
+    "/opt/homebrew/bin",
+    "/opt/local/bin",
+    "/usr/sbin",
+];
+
+/// The binary path agent configs should call for the running executable `exe`: `None` (the bare
+/// name `mindex`) when it lives in a standard system folder, else its absolute path, because
+/// agents launched from a desktop do not see `~/.cargo/bin` or a build folder on their PATH.
+pub fn agent_binary(exe: &Path) -> Option<PathBuf> {
+    let dir = exe.parent()?;
+    if STANDARD_BIN_DIRS.iter().any(|d| dir == Path::new(d)) {
+        None
+    } else {
+        Some(fs::canonicalize(exe).unwrap_or_else(|_| exe.to_path_buf()))
+    }
 }
 
 /// Creates a vault at `dest` from the bundled template.
 ///
-/// `dest` must not exist or be an empty folder, unless `merge` is set: then only the template files
-/// missing from `dest` are written. An existing file is never overwritten.
-pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
+/// `dest` must not exist or be an empty folder, unless `options.merge` is set: then the template
+/// files missing from `dest` are written, and the agent configs found there (Claude Code, Codex,
+/// Gemini hooks and MCP servers) are migrated: entries of obsidian-mind's Node hooks and of
+/// another search server (qmd) are replaced by mindex's, the user's own entries are kept, and
+/// the original file is copied to `<file>.pre-mindex` first. No other existing file is ever
+/// overwritten.
+pub fn init_vault(dest: &Path, options: &InitOptions) -> Result<InitReport> {
     if dest.exists() {
         if !dest.is_dir() {
             return Err(Error::invalid(
@@ -37,11 +136,11 @@ pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
             .map_err(|e| Error::io(dest, e))?
             .next()
             .is_some();
-        if non_empty && !merge {
+        if non_empty && !options.merge {
             return Err(Error::invalid(
                 "dir",
                 format!(
-                    "{} is not empty; pass merge (CLI: --merge) to add only the missing template files",
+                    "{} is not empty; pass merge (CLI: --merge) to add the missing template files and migrate its agent configs",
                     dest.display()
                 ),
             ));
@@ -50,10 +149,20 @@ pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
     fs::create_dir_all(dest).map_err(|e| Error::io(dest, e))?;
     let mut report = InitReport {
         vault: fs::canonicalize(dest).map_err(|e| Error::io(dest, e))?,
+        samples: options.with_samples,
         ..InitReport::default()
     };
-    for (rel, bytes) in TEMPLATE_FILES {
+    for (rel, bytes) in files(options.with_samples) {
         let path = dest.join(rel);
+        let bytes = if AGENT_CONFIGS.contains(&rel) {
+            with_binary(rel, bytes, options.binary.as_deref())
+        } else {
+            bytes.to_vec()
+        };
+        // An empty folder's placeholder, only where the folder is new.
+        if rel.ends_with("/.gitkeep") && path.parent().is_some_and(Path::exists) {
+            continue;
+        }
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
@@ -63,21 +172,446 @@ pub fn init_vault(dest: &Path, merge: bool) -> Result<InitReport> {
             .open(&path)
         {
             Ok(mut f) => {
-                f.write_all(bytes).map_err(|e| Error::io(&path, e))?;
-                report.created.push((*rel).to_string());
+                f.write_all(&bytes).map_err(|e| Error::io(&path, e))?;
+                report.created.push(rel.to_string());
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                report.kept.push((*rel).to_string())
+                if AGENT_CONFIGS.contains(&rel) {
+                    migrate(dest, rel, &bytes, &mut report)?;
+                } else {
+                    report.kept.push(Kept {
+                        path: rel.to_string(),
+                        why: kept_why(rel).to_string(),
+                    });
+                }
             }
             Err(e) => return Err(Error::io(&path, e)),
         }
     }
+    if dest.join(".claude/scripts").is_dir() {
+        report.kept.push(Kept {
+            path: ".claude/scripts/".to_string(),
+            why: "scripts of the hooks or search server that were wired before; nothing mindex \
+                  wrote calls them. Delete the folder once no entry of yours needs it"
+                .to_string(),
+        });
+    }
     Ok(report)
+}
+
+/// The files to write: the template, with the sample notes on top when asked (a sample file
+/// replaces the template's empty version of the same note).
+fn files(with_samples: bool) -> Vec<(&'static str, &'static [u8])> {
+    let mut out: Vec<(&str, &[u8])> = TEMPLATE_FILES.to_vec();
+    if with_samples {
+        for (rel, bytes) in SAMPLE_FILES {
+            match out.iter_mut().find(|(r, _)| r == rel) {
+                Some(slot) => slot.1 = bytes,
+                None => out.push((rel, bytes)),
+            }
+        }
+    }
+    out
+}
+
+fn kept_why(rel: &str) -> &'static str {
+    match rel {
+        "vault-manifest.json" => {
+            "the vault's own manifest, kept as it is: mindex reads the same keys (roots, inbox, \
+             infrastructure, budgets) and falls back to its defaults for the ones it lacks"
+        }
+        "AGENTS.md" | "CLAUDE.md" | "GEMINI.md" => {
+            "your agent manual, kept: if it tells agents to run other search tools, point it at \
+             the mindex tools (see the AGENTS.md of a vault made by `mindex init` in an empty folder)"
+        }
+        _ => "a file is already there; init never overwrites one",
+    }
+}
+
+/// The template's agent config, calling `binary` instead of the bare name `mindex`.
+fn with_binary(rel: &str, bytes: &[u8], binary: Option<&Path>) -> Vec<u8> {
+    let Some(binary) = binary else {
+        return bytes.to_vec();
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let raw = binary.to_string_lossy();
+    let out = if rel.ends_with(".toml") {
+        let quoted = raw.replace('\\', "\\\\").replace('"', "\\\"");
+        text.replace("command = \"mindex\"", &format!("command = \"{quoted}\""))
+    } else {
+        // Hook commands go through a shell; the MCP command is run as is.
+        let shell = if raw.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+            format!("'{}'", raw.replace('\'', "'\\''"))
+        } else {
+            raw.to_string()
+        };
+        let json_str = |s: &str| {
+            let q = serde_json::to_string(s).unwrap_or_default();
+            q[1..q.len() - 1].to_string()
+        };
+        text.replace(
+            "\"command\": \"mindex hook ",
+            &format!("\"command\": \"{} hook ", json_str(&shell)),
+        )
+        .replace(
+            "\"command\": \"mindex\"",
+            &format!("\"command\": \"{}\"", json_str(&raw)),
+        )
+    };
+    out.into_bytes()
+}
+
+/// Why a hook command is replaced, when it is one mindex takes over.
+fn replaced_hook(command: &str) -> Option<&'static str> {
+    let c = command.to_lowercase();
+    if c.contains("qmd") {
+        Some("a qmd index refresh; mindex keeps its own index current")
+    } else if c.contains(".claude/scripts/") && OBSIDIAN_MIND_HOOKS.iter().any(|h| c.contains(h)) {
+        Some("obsidian-mind's Node hook; `mindex hook` does its job")
+    } else {
+        None
+    }
+}
+
+/// Why an MCP server entry is replaced, when it is one mindex takes over.
+fn replaced_server(spec: &Value) -> Option<&'static str> {
+    let text = server_text(spec);
+    if text.contains("om-mcp") {
+        Some("obsidian-mind's MCP server; `mindex mcp` serves the same tools")
+    } else if text.contains("qmd") {
+        Some("the qmd search server; `mindex mcp` answers search and query itself")
+    } else {
+        None
+    }
+}
+
+/// A server entry's command and arguments, lowercased.
+fn server_text(spec: &Value) -> String {
+    let mut text = spec["command"].as_str().unwrap_or("").to_lowercase();
+    for a in spec["args"].as_array().into_iter().flatten() {
+        text.push(' ');
+        text.push_str(&a.as_str().unwrap_or("").to_lowercase());
+    }
+    text
+}
+
+/// A hook command as the user would recognise it: the script it runs when it runs one from
+/// `.claude/scripts/`, else the whole command.
+fn short_command(command: &str) -> String {
+    match command.find(".claude/scripts/") {
+        Some(at) => {
+            let rest = &command[at..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+                .unwrap_or(rest.len());
+            format!("node {}", &rest[..end])
+        }
+        None => command.to_string(),
+    }
+}
+
+fn is_mindex_hook(command: &str) -> bool {
+    command.contains("mindex hook ") || command.contains("mindex' hook ")
+}
+
+fn is_mindex_server(spec: &Value) -> bool {
+    let cmd = spec["command"].as_str().unwrap_or("");
+    let bin = cmd.rsplit(['/', '\\']).next().unwrap_or(cmd);
+    (bin == "mindex" || bin == "mindex.exe")
+        && spec["args"].as_array().and_then(|a| a.first()) == Some(&Value::from("mcp"))
+}
+
+/// Rewrites an existing agent config so it calls mindex, backing the original up first.
+fn migrate(dest: &Path, rel: &str, ours: &[u8], report: &mut InitReport) -> Result<()> {
+    let path = dest.join(rel);
+    let before = fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let ours = String::from_utf8_lossy(ours);
+    let merged = if rel.ends_with(".toml") {
+        Ok(merge_toml(&before, &ours))
+    } else {
+        merge_json(&before, &ours)
+    };
+    let (after, removed, added) = match merged {
+        Ok(m) => m,
+        Err(why) => {
+            report.kept.push(Kept {
+                path: rel.to_string(),
+                why: format!(
+                    "{why}; mindex's entries were not added: fix it, then run init --merge again"
+                ),
+            });
+            return Ok(());
+        }
+    };
+    if removed.is_empty() && added.is_empty() {
+        report.kept.push(Kept {
+            path: rel.to_string(),
+            why: "already calls mindex".to_string(),
+        });
+        return Ok(());
+    }
+    let backup = free_backup(dest, rel);
+    let backup_path = dest.join(&backup);
+    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    crate::atomic::write_replace(&path, after.as_bytes())?;
+    report.changed.push(Changed {
+        path: rel.to_string(),
+        backup,
+        removed,
+        added,
+    });
+    Ok(())
+}
+
+/// `<rel>.pre-mindex`, or the first `<rel>.pre-mindex.N` not taken.
+fn free_backup(dest: &Path, rel: &str) -> String {
+    let first = format!("{rel}.pre-mindex");
+    if !dest.join(&first).exists() {
+        return first;
+    }
+    (1..)
+        .map(|n| format!("{first}.{n}"))
+        .find(|b| !dest.join(b).exists())
+        .unwrap_or(first)
+}
+
+type Merged = (String, Vec<String>, Vec<String>);
+
+/// A JSON agent config (hooks and/or `mcpServers`) merged with ours.
+fn merge_json(theirs: &str, ours: &str) -> std::result::Result<Merged, String> {
+    let mut doc: Value =
+        serde_json::from_str(theirs).map_err(|e| format!("not valid JSON ({e})"))?;
+    let ours: Value = serde_json::from_str(ours).map_err(|e| format!("template: {e}"))?;
+    let (Some(doc_map), Some(ours_map)) = (doc.as_object_mut(), ours.as_object()) else {
+        return Err("not a JSON object".to_string());
+    };
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    for (key, value) in ours_map {
+        match (key.as_str(), doc_map.get_mut(key)) {
+            (_, None) => {
+                doc_map.insert(key.clone(), value.clone());
+                added.push(match key.as_str() {
+                    "hooks" => "the mindex hooks".to_string(),
+                    "mcpServers" => "the mindex MCP server".to_string(),
+                    _ => format!("`{key}`"),
+                });
+            }
+            ("hooks", Some(Value::Object(events))) => {
+                merge_hooks(events, value, &mut removed, &mut added)
+            }
+            ("mcpServers", Some(Value::Object(servers))) => {
+                merge_servers(servers, value, &mut removed, &mut added)
+            }
+            _ => {}
+        }
+    }
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    Ok((text, removed, added))
+}
+
+fn merge_hooks(
+    events: &mut Map<String, Value>,
+    ours: &Value,
+    removed: &mut Vec<String>,
+    added: &mut Vec<String>,
+) {
+    for (event, groups) in events.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        for group in groups.iter_mut() {
+            if let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                hooks.retain(|h| {
+                    let cmd = h["command"].as_str().unwrap_or("");
+                    match replaced_hook(cmd) {
+                        Some(why) => {
+                            removed.push(format!("{event} hook `{}`: {why}", short_command(cmd)));
+                            false
+                        }
+                        None => true,
+                    }
+                });
+            }
+        }
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|a| !a.is_empty())
+        });
+    }
+    events.retain(|_, g| g.as_array().is_none_or(|a| !a.is_empty()));
+    let Some(ours) = ours.as_object() else {
+        return;
+    };
+    for (event, our_groups) in ours {
+        let has_ours = events
+            .get(event)
+            .and_then(Value::as_array)
+            .is_some_and(|gs| {
+                gs.iter()
+                    .flat_map(|g| g["hooks"].as_array().into_iter().flatten())
+                    .any(|h| is_mindex_hook(h["command"].as_str().unwrap_or("")))
+            });
+        if has_ours {
+            continue;
+        }
+        let slot = events
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let (Some(slot), Some(new)) = (slot.as_array_mut(), our_groups.as_array()) {
+            slot.extend(new.iter().cloned());
+            for h in new
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().into_iter().flatten())
+            {
+                added.push(format!(
+                    "{event} hook `{}`",
+                    h["command"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+}
+
+fn merge_servers(
+    servers: &mut Map<String, Value>,
+    ours: &Value,
+    removed: &mut Vec<String>,
+    added: &mut Vec<String>,
+) {
+    servers.retain(|name, spec| match replaced_server(spec) {
+        Some(why) => {
+            removed.push(format!("MCP server `{name}`: {why}"));
+            false
+        }
+        None => true,
+    });
+    if servers.values().any(is_mindex_server) {
+        return;
+    }
+    for (name, spec) in ours.as_object().into_iter().flatten() {
+        let name = if servers.contains_key(name) {
+            format!("{name}-vault")
+        } else {
+            name.clone()
+        };
+        added.push(format!("MCP server `{name}` (`{}`)", server_text(spec)));
+        servers.insert(name, spec.clone());
+    }
+}
+
+/// Codex's `config.toml` merged with ours, line by line (the user's comments and layout stay):
+/// `[mcp_servers.*]` tables that run qmd or obsidian-mind's server are dropped, ours is
+/// appended when no table runs `mindex mcp`.
+fn merge_toml(theirs: &str, ours: &str) -> Merged {
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    let tables = toml_tables(theirs);
+    let mut keep = vec![true; theirs.lines().count()];
+    let mut has_ours = false;
+    for t in &tables {
+        let Some(server) = t.server() else { continue };
+        let body = t.body.to_lowercase();
+        if body.contains("om-mcp") || body.contains("qmd") {
+            for k in &mut keep[t.start..t.end] {
+                *k = false;
+            }
+            if t.name == format!("mcp_servers.{server}") {
+                removed.push(format!(
+                    "MCP server `{server}`: {}",
+                    if body.contains("om-mcp") {
+                        "obsidian-mind's MCP server; `mindex mcp` serves the same tools"
+                    } else {
+                        "the qmd search server; `mindex mcp` answers search and query itself"
+                    }
+                ));
+            }
+        } else if body.contains("mindex") && body.contains("\"mcp\"") {
+            has_ours = true;
+        }
+    }
+    let mut out: String = theirs
+        .lines()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| format!("{l}\n"))
+        .collect();
+    if !has_ours {
+        if let Some(t) = toml_tables(ours).into_iter().find(|t| t.server().is_some()) {
+            let name = t.server().unwrap_or("mindex").to_string();
+            let taken = tables.iter().any(|x| x.server() == Some(name.as_str()));
+            let text: String = ours.lines().collect::<Vec<_>>()[t.start..t.end].join("\n");
+            let text = if taken {
+                text.replacen(
+                    &format!("[mcp_servers.{name}]"),
+                    &format!("[mcp_servers.{name}-vault]"),
+                    1,
+                )
+            } else {
+                text
+            };
+            if !out.is_empty() && !out.ends_with("\n\n") {
+                out.push('\n');
+            }
+            out.push_str(text.trim_end());
+            out.push('\n');
+            added.push(format!(
+                "MCP server `{}`",
+                if taken { format!("{name}-vault") } else { name }
+            ));
+        }
+    }
+    (out, removed, added)
+}
+
+/// One `[table]` of a TOML text: its name and line range (header to before the next header).
+struct TomlTable {
+    name: String,
+    start: usize,
+    end: usize,
+    body: String,
+}
+
+impl TomlTable {
+    /// The server name of an `[mcp_servers.<name>]` table or one of its sub-tables.
+    fn server(&self) -> Option<&str> {
+        let rest = self.name.strip_prefix("mcp_servers.")?;
+        Some(rest.split('.').next().unwrap_or(rest).trim_matches('"'))
+    }
+}
+
+fn toml_tables(text: &str) -> Vec<TomlTable> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut tables: Vec<TomlTable> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') && t.ends_with(']') {
+            if let Some(last) = tables.last_mut() {
+                last.end = i;
+            }
+            tables.push(TomlTable {
+                name: t.trim_matches(|c| c == '[' || c == ']').trim().to_string(),
+                start: i,
+                end: lines.len(),
+                body: String::new(),
+            });
+        }
+    }
+    for t in &mut tables {
+        t.body = lines[t.start..t.end].join("\n");
+    }
+    tables
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn merge() -> InitOptions {
+        InitOptions {
+            merge: true,
+            ..InitOptions::default()
+        }
+    }
 
     #[test]
     fn template_has_manifest_and_notes() {
@@ -87,7 +621,7 @@ mod tests {
                 .any(|(p, _)| *p == "vault-manifest.json")
         );
         assert!(
-            TEMPLATE_FILES
+            SAMPLE_FILES
                 .iter()
                 .filter(|(p, _)| p.ends_with(".md"))
                 .count()
@@ -99,13 +633,197 @@ mod tests {
     fn init_refuses_non_empty_and_never_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let v = dir.path().join("v");
-        let r = init_vault(&v, false).unwrap();
+        let r = init_vault(&v, &InitOptions::default()).unwrap();
         assert_eq!(r.created.len(), TEMPLATE_FILES.len());
         fs::write(v.join("Home.md"), "mine").unwrap();
-        let err = init_vault(&v, false).unwrap_err();
+        let err = init_vault(&v, &InitOptions::default()).unwrap_err();
         assert!(err.to_string().contains("not empty"));
-        let r = init_vault(&v, true).unwrap();
-        assert!(r.created.is_empty());
+        let r = init_vault(&v, &merge()).unwrap();
+        assert!(r.created.is_empty() && r.changed.is_empty(), "{r:?}");
+        assert!(
+            r.kept.iter().all(|k| k.why.contains("never overwrites")
+                || k.why.contains("already calls mindex")
+                || k.why.contains("manifest")
+                || k.why.contains("manual")),
+            "{r:?}"
+        );
         assert_eq!(fs::read_to_string(v.join("Home.md")).unwrap(), "mine");
+    }
+
+    /// Finding 1 of issue 17: a real vault gets no made-up people, projects or incidents.
+    #[test]
+    fn samples_only_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        init_vault(&plain, &InitOptions::default()).unwrap();
+        assert!(!plain.join("org/people/Alice Chen.md").exists());
+        assert!(
+            !plain
+                .join("work/incidents/2026-03-14 Checkout outage.md")
+                .exists()
+        );
+        assert!(plain.join("work/active").is_dir() && plain.join("inbox").is_dir());
+        let north = fs::read_to_string(plain.join("brain/North Star.md")).unwrap();
+        assert!(!north.contains("payments"), "{north}");
+        for (rel, _) in TEMPLATE_FILES {
+            let text = String::from_utf8_lossy(&fs::read(plain.join(rel)).unwrap()).into_owned();
+            for sample in [
+                "Alice Chen",
+                "Payments Migration",
+                "Checkout outage",
+                "Bilal",
+            ] {
+                assert!(!text.contains(sample), "{rel} names the sample {sample}");
+            }
+        }
+        let samples = dir.path().join("samples");
+        let r = init_vault(&samples, &InitOptions::with_samples()).unwrap();
+        assert!(r.samples);
+        assert!(samples.join("org/people/Alice Chen.md").exists());
+        let north = fs::read_to_string(samples.join("brain/North Star.md")).unwrap();
+        assert!(north.contains("payments"), "{north}");
+    }
+
+    #[test]
+    fn agent_configs_call_the_binary_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path().join("v");
+        let bin = PathBuf::from("/home/u/my tools/mindex");
+        let opts = InitOptions {
+            binary: Some(bin.clone()),
+            ..InitOptions::default()
+        };
+        init_vault(&v, &opts).unwrap();
+        let claude: Value =
+            serde_json::from_str(&fs::read_to_string(v.join(".claude/settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            claude["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "'/home/u/my tools/mindex' hook stop"
+        );
+        let mcp: Value =
+            serde_json::from_str(&fs::read_to_string(v.join(".mcp.json")).unwrap()).unwrap();
+        assert_eq!(
+            mcp["mcpServers"]["mindex"]["command"],
+            "/home/u/my tools/mindex"
+        );
+        let toml = fs::read_to_string(v.join(".codex/config.toml")).unwrap();
+        assert!(
+            toml.contains("command = \"/home/u/my tools/mindex\""),
+            "{toml}"
+        );
+        assert_eq!(agent_binary(Path::new("/usr/local/bin/mindex")), None);
+        assert!(agent_binary(Path::new("/home/u/.cargo/bin/mindex")).is_some());
+    }
+
+    #[test]
+    fn merge_replaces_obsidian_mind_and_qmd_and_keeps_the_users_entries() {
+        let theirs = r#"{
+  "permissions": {"allow": ["Bash(git status)"]},
+  "hooks": {
+    "SessionStart": [{"matcher": "startup|resume", "hooks": [
+      {"type": "command", "command": "node --experimental-strip-types \"${CLAUDE_PROJECT_DIR:-.}/.claude/scripts/session-start.ts\""},
+      {"type": "command", "command": "~/bin/my-own-hook.sh"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "node \"${CLAUDE_PROJECT_DIR:-.}/.claude/scripts/stop-checklist.ts\""}]}]
+  }
+}"#;
+        let ours = String::from_utf8_lossy(
+            TEMPLATE_FILES
+                .iter()
+                .find(|(p, _)| *p == ".claude/settings.json")
+                .unwrap()
+                .1,
+        );
+        let (text, removed, added) = merge_json(theirs, &ours).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["permissions"]["allow"][0], "Bash(git status)");
+        let start = v["hooks"]["SessionStart"].to_string();
+        assert!(
+            start.contains("my-own-hook.sh") && start.contains("mindex hook session-start"),
+            "{start}"
+        );
+        assert!(
+            !text.contains("session-start.ts") && !text.contains("stop-checklist.ts"),
+            "{text}"
+        );
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(
+            added.iter().any(|a| a.contains("mindex hook stop")),
+            "{added:?}"
+        );
+        // Merging again changes nothing.
+        let (_, removed, added) = merge_json(&text, &ours).unwrap();
+        assert!(
+            removed.is_empty() && added.is_empty(),
+            "{removed:?} {added:?}"
+        );
+
+        let mcp = r#"{"mcpServers": {"qmd": {"command": "node", "args": [".claude/scripts/qmd-mcp.mjs"]},
+            "github": {"command": "gh-mcp", "args": []}}}"#;
+        let ours = String::from_utf8_lossy(
+            TEMPLATE_FILES
+                .iter()
+                .find(|(p, _)| *p == ".mcp.json")
+                .unwrap()
+                .1,
+        );
+        let (text, removed, added) = merge_json(mcp, &ours).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            v["mcpServers"]["qmd"].is_null() && v["mcpServers"]["github"]["command"] == "gh-mcp"
+        );
+        assert_eq!(v["mcpServers"]["mindex"]["args"][0], "mcp");
+        assert_eq!((removed.len(), added.len()), (1, 1));
+        assert!(
+            merge_json("{not json", &ours)
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+    }
+
+    #[test]
+    fn toml_merge_keeps_comments_and_other_servers() {
+        let theirs = "# my codex settings\nmodel = \"o4\"\n\n[mcp_servers.qmd]\ncommand = \"qmd\"\nargs = [\"mcp\"]\n\n[mcp_servers.qmd.env]\nX = \"1\"\n\n[mcp_servers.linear]\ncommand = \"linear-mcp\"\n";
+        let ours = "# ours\n\n[mcp_servers.mindex]\ncommand = \"mindex\"\nargs = [\"mcp\"]\n";
+        let (out, removed, added) = merge_toml(theirs, ours);
+        assert!(
+            out.starts_with("# my codex settings\nmodel = \"o4\"\n"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("qmd") && out.contains("[mcp_servers.linear]"),
+            "{out}"
+        );
+        assert!(
+            out.contains("[mcp_servers.mindex]\ncommand = \"mindex\"\nargs = [\"mcp\"]\n"),
+            "{out}"
+        );
+        assert_eq!((removed.len(), added.len()), (1, 1), "{removed:?}");
+        let (again, removed, added) = merge_toml(&out, ours);
+        assert_eq!(again, out);
+        assert!(removed.is_empty() && added.is_empty());
+    }
+
+    #[test]
+    fn merge_backs_up_before_rewriting() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path().join("v");
+        fs::create_dir_all(v.join(".claude/scripts")).unwrap();
+        let old = r#"{"mcpServers": {"om": {"command": "node", "args": ["/v/.claude/scripts/om-mcp.mjs"]}}}"#;
+        fs::write(v.join(".mcp.json"), old).unwrap();
+        let r = init_vault(&v, &merge()).unwrap();
+        let c = r.changed.iter().find(|c| c.path == ".mcp.json").unwrap();
+        assert_eq!(c.backup, ".mcp.json.pre-mindex");
+        assert_eq!(fs::read_to_string(v.join(&c.backup)).unwrap(), old);
+        assert!(
+            fs::read_to_string(v.join(".mcp.json"))
+                .unwrap()
+                .contains("\"mindex\"")
+        );
+        assert!(r.kept.iter().any(|k| k.path == ".claude/scripts/"));
+        // A second migration keeps the first backup.
+        fs::write(v.join(".mcp.json"), old).unwrap();
+        let r = init_vault(&v, &merge()).unwrap();
+        assert_eq!(r.changed[0].backup, ".mcp.json.pre-mindex.1");
     }
 }

@@ -43,7 +43,8 @@ pub struct Link {
 pub struct Note {
     /// Vault-relative path with `/` separators, e.g. `work/active/Project X.md`.
     pub path: String,
-    /// Frontmatter `title`, else the first H1, else the file stem.
+    /// Frontmatter `title` (not on a note tagged `person`, where it is a job title), else the
+    /// first H1, else the file stem.
     pub title: String,
     /// Frontmatter `aliases` (or `alias`).
     pub aliases: Vec<String>,
@@ -194,8 +195,12 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         }
     });
 
+    // A person note's `title` is a job title (the manifest's person fields): the name is the
+    // note's own heading or file name.
+    let person = tags.iter().any(|t| t == "person" || t == "people");
     let title = frontmatter
         .get("title")
+        .filter(|_| !person)
         .and_then(|v| v.as_str())
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -255,6 +260,26 @@ mod tests {
                 embed: false,
                 line: 7
             }]
+        );
+    }
+
+    #[test]
+    fn a_persons_title_field_is_a_job_title_not_the_name() {
+        let text =
+            "---\ndate: 2026-01-10\ntitle: Staff Engineer\ntags: [person]\n---\nOwns the ledger.\n";
+        assert_eq!(
+            parse_note("org/people/Alice Chen.md", text).note.title,
+            "Alice Chen"
+        );
+        let with_h1 = text.replace("Owns", "# Alice B. Chen\nOwns");
+        assert_eq!(
+            parse_note("org/people/Alice Chen.md", &with_h1).note.title,
+            "Alice B. Chen"
+        );
+        let other = text.replace("[person]", "[work-note]");
+        assert_eq!(
+            parse_note("x/Alice Chen.md", &other).note.title,
+            "Staff Engineer"
         );
     }
 

@@ -304,7 +304,7 @@ pub(crate) mod tests {
         use crate::vault::{NoProgress, Vault, VaultOptions};
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("v");
-        crate::init::init_vault(&root, false).unwrap();
+        crate::init::init_vault(&root, &crate::init::InitOptions::with_samples()).unwrap();
         let v = Vault::open(&root, VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         let model = dir.path().join("ce");

@@ -677,7 +677,7 @@ mod tests {
     fn vault() -> (tempfile::TempDir, Vault) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        init_vault(&root, false).unwrap();
+        init_vault(&root, &crate::init::InitOptions::with_samples()).unwrap();
         fs::write(
             root.join("work/active/My Note.md"),
             "---\ndescription: the one to find\n---\n# My Note\n\nSee [[Patterns]].\n",

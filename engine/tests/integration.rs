@@ -50,7 +50,7 @@ fn snapshot(root: &Path) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
 fn sample_vault_update_and_search() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("v");
-    init_vault(&root, false).unwrap();
+    init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = Vault::open(&root, VaultOptions::default()).unwrap();
     let r = v.update(&NoProgress).unwrap();
     assert!(r.rebuilt);
@@ -271,7 +271,7 @@ fn empty_note_is_findable_by_title() {
 fn get_and_multi_get() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("v");
-    init_vault(&root, false).unwrap();
+    init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = Vault::open(&root, VaultOptions::default()).unwrap();
     let n = v.get("brain/Patterns.md", None, None).unwrap();
     assert_eq!(n.title, "Patterns");

@@ -11,7 +11,7 @@ use mindex::{
 fn vault(opts: VaultOptions) -> (tempfile::TempDir, Vault) {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("vault");
-    init_vault(&root, false).unwrap();
+    init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = Vault::open(&root, opts).unwrap();
     v.update(&NoProgress).unwrap();
     (d, v)

@@ -106,7 +106,7 @@ mod vault {
     fn sample() -> (tempfile::TempDir, Vault) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("v");
-        mindex::init::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
         let v = Vault::open(&root, VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         (dir, v)

@@ -12,7 +12,7 @@ use mindex::{Caller, NoProgress, ReasonOptions, Vault, VaultOptions, init::init_
 fn vault() -> (tempfile::TempDir, Vault) {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("vault");
-    init_vault(&root, false).unwrap();
+    init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
     let v = Vault::open(&root, VaultOptions::default()).unwrap();
     v.update(&NoProgress).unwrap();
     (d, v)

@@ -174,11 +174,15 @@ mindex_error *mindex_vault_open(const uint8_t *path,
                                 mindex_vault **out);
 
 // Creates a new vault at `path` from the bundled template (the folder must be missing or
-// empty), then opens it.
+// empty), then opens it. `with_samples` also writes the made-up sample notes (people,
+// projects, an incident) that demos and tests search; a real vault starts without them.
 //
 // # Safety
 // As `mindex_vault_open`.
-mindex_error *mindex_vault_create(const uint8_t *path, size_t path_len, mindex_vault **out);
+mindex_error *mindex_vault_create(const uint8_t *path,
+                                  size_t path_len,
+                                  bool with_samples,
+                                  mindex_vault **out);
 
 // Frees a vault (NULL is fine). No call on it may be running.
 //

@@ -404,7 +404,8 @@ pub unsafe extern "C" fn mindex_vault_open(
 }
 
 /// Creates a new vault at `path` from the bundled template (the folder must be missing or
-/// empty), then opens it.
+/// empty), then opens it. `with_samples` also writes the made-up sample notes (people,
+/// projects, an incident) that demos and tests search; a real vault starts without them.
 ///
 /// # Safety
 /// As `mindex_vault_open`.
@@ -412,13 +413,18 @@ pub unsafe extern "C" fn mindex_vault_open(
 pub unsafe extern "C" fn mindex_vault_create(
     path: *const u8,
     path_len: usize,
+    with_samples: bool,
     out: *mut *mut mindex_vault,
 ) -> *mut mindex_error {
     boundary(|| {
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let path = unsafe { req_str(path, path_len, "path") }?;
-        mindex::init::init_vault(Path::new(path), false)?;
+        let init = mindex::init::InitOptions {
+            with_samples,
+            ..Default::default()
+        };
+        mindex::init::init_vault(Path::new(path), &init)?;
         let inner = Vault::open(path, VaultOptions::default())?;
         *slot = Box::into_raw(Box::new(mindex_vault { inner }));
         Ok(())

@@ -11,7 +11,7 @@ fn root() -> &'static std::path::Path {
     &R.get_or_init(|| {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        mindex::init::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
         (d, root)
     })
     .1

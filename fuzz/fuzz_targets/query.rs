@@ -12,7 +12,7 @@ fn vault() -> &'static Vault {
     &V.get_or_init(|| {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("vault");
-        mindex::init::init_vault(&root, false).unwrap();
+        mindex::init::init_vault(&root, &mindex::init::InitOptions::with_samples()).unwrap();
         let v = Vault::open(&root, VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         (d, v)

@@ -252,19 +252,25 @@ fn hits(hs: Vec<mindex::Hit>) -> Vec<PyHit> {
 #[pymethods]
 impl PyVault {
     /// Opens the vault at `path`. With `create=True`, a missing or empty folder is first filled
-    /// from the bundled template. `index_dir` defaults to `<vault>/.mindex`.
+    /// from the bundled template (with the made-up sample notes when `with_samples=True`).
+    /// `index_dir` defaults to `<vault>/.mindex`.
     #[new]
-    #[pyo3(signature = (path, *, index_dir = None, create = false))]
+    #[pyo3(signature = (path, *, index_dir = None, create = false, with_samples = false))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
         index_dir: Option<PathBuf>,
         create: bool,
+        with_samples: bool,
     ) -> PyResult<Self> {
         let inner = py
             .detach(|| {
                 if create {
-                    mindex::init::init_vault(&path, false)?;
+                    let init = mindex::init::InitOptions {
+                        with_samples,
+                        ..Default::default()
+                    };
+                    mindex::init::init_vault(&path, &init)?;
                 }
                 mindex::Vault::open(
                     &path,

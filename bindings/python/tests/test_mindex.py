@@ -14,7 +14,7 @@ import mindex
 
 @pytest.fixture()
 def vault(tmp_path: Path) -> mindex.Vault:
-    v = mindex.Vault(tmp_path / "vault", create=True)
+    v = mindex.Vault(tmp_path / "vault", create=True, with_samples=True)
     report = v.update()
     assert report["rebuilt"] is True
     return v
@@ -119,6 +119,9 @@ def test_exceptions_subclass_builtins(tmp_path: Path, vault: mindex.Vault) -> No
     fresh = mindex.Vault(tmp_path / "vault2", create=True)
     with pytest.raises(mindex.IndexMissingError):
         fresh.search("anything")
+    # A real vault starts without the made-up sample notes.
+    fresh.update()
+    assert fresh.search("Alice Chen") == []
 
 
 def test_four_threads_search_one_vault(vault: mindex.Vault) -> None:

@@ -24,7 +24,7 @@ TOOLS = {"search", "query", "get", "multi_get", "expand", "recall", "remember", 
 @pytest.fixture()
 def vault(tmp_path: Path) -> Path:
     v = tmp_path / "vault"
-    subprocess.run([BIN, "init", str(v)], check=True, capture_output=True)
+    subprocess.run([BIN, "init", "--with-samples", str(v)], check=True, capture_output=True)
     subprocess.run([BIN, "update", "--vault", str(v), "-q"], check=True, capture_output=True)
     return v
 

@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
 
   /* Create and index. */
   mindex_vault *vault = NULL;
-  if (!ok(mindex_vault_create(s(dir), strlen(dir), &vault), "create")) return 1;
+  if (!ok(mindex_vault_create(s(dir), strlen(dir), true, &vault), "create")) return 1;
   mindex_string *report = NULL;
   if (ok(mindex_vault_update(vault, &report), "update")) {
     CHECK(contains(report, "\"rebuilt\":true"), "first update rebuilds");

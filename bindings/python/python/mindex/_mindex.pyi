@@ -65,6 +65,7 @@ class Vault:
         *,
         index_dir: Optional[str | PathLike[str]] = None,
         create: bool = False,
+        with_samples: bool = False,
     ) -> None: ...
     @property
     def path(self) -> str: ...

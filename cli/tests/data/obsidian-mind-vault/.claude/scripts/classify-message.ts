@@ -1,0 +1,1 @@
+// obsidian-mind classify-message.ts (recorded vault: content not needed by the tests)

@@ -1,0 +1,1 @@
+// obsidian-mind pre-compact.ts (recorded vault: content not needed by the tests)

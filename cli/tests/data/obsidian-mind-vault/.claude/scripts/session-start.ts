@@ -1,0 +1,1 @@
+// obsidian-mind session-start.ts (recorded vault: content not needed by the tests)
