@@ -805,6 +805,9 @@ mod tests {
         for name in ["atlas", "beacon"] {
             std::fs::create_dir_all(d.path().join(name)).unwrap();
         }
+        // A folder the manifest does not expose, with a manual-like README.
+        std::fs::create_dir_all(root.join("drafts")).unwrap();
+        std::fs::write(root.join("drafts/README.md"), "# Drafts\n\nunexposed\n").unwrap();
         prep(&root);
         let vault = Vault::open(&root, vault_opts).unwrap();
         vault.update(&mindex::NoProgress).unwrap();
@@ -1035,7 +1038,7 @@ mod tests {
         assert!(
             !uris
                 .iter()
-                .any(|u| u.contains("Home.md") || u.contains("thinking/"))
+                .any(|u| u.contains("Home.md") || u.contains("drafts/"))
         );
         for (uri, ok) in [
             ("vault://note/brain/Key%20Decisions.md", true),
@@ -1521,7 +1524,7 @@ mod tests {
     fn name_lookup_sees_only_visible_notes_and_hidden_equals_missing() {
         let (_d, s, rx) = server_with(50, mindex::VaultOptions::default(), |root| {
             std::fs::write(root.join("brain/Dup.md"), "# Dup\n\nvisible copy\n").unwrap();
-            std::fs::write(root.join("thinking/Dup.md"), "# Dup\n\nHIDDENCOPY\n").unwrap();
+            std::fs::write(root.join("drafts/Dup.md"), "# Dup\n\nHIDDENCOPY\n").unwrap();
             std::fs::write(
                 root.join("brain/Sealed.md"),
                 "---\nprivate: true\n---\nPRIVATECOPY\n",
@@ -1536,7 +1539,7 @@ mod tests {
         );
         let m = tool(&s, &rx, "multi_get", json!({"pattern": "Dup"}));
         assert!(
-            !m.to_string().contains("thinking") && !m.to_string().contains("HIDDENCOPY"),
+            !m.to_string().contains("drafts") && !m.to_string().contains("HIDDENCOPY"),
             "{m}"
         );
         assert_eq!(
@@ -1562,10 +1565,10 @@ mod tests {
             for hidden in [
                 "Home",
                 "Home.md",
-                "thinking/Dup.md",
+                "drafts/Dup.md",
                 "Sealed",
                 "brain/Sealed.md",
-                "thinking/README",
+                "drafts/README",
             ] {
                 assert_eq!(answer(tool_name, hidden), missing, "{tool_name} {hidden}");
             }
@@ -1644,7 +1647,7 @@ mod tests {
                 "---\nprivate: true\n---\n# P\n",
             )
             .unwrap();
-            std::fs::write(root.join("thinking/Unexposed Layoff Plan.md"), "# U\n").unwrap();
+            std::fs::write(root.join("drafts/Unexposed Layoff Plan.md"), "# U\n").unwrap();
             std::fs::create_dir_all(root.join("memories/2026/01")).unwrap();
             std::fs::write(
                 root.join("memories/2026/01/beacon-acquisition-codename-zephyr.md"),
@@ -1660,9 +1663,9 @@ mod tests {
         identify_as(&d, &s, &rx, "atlas");
         // Pending changes of every kind.
         let root = d.path().join("vault");
-        std::fs::write(root.join("thinking/Pending Secret Merger.md"), "# M\n").unwrap();
+        std::fs::write(root.join("drafts/Pending Secret Merger.md"), "# M\n").unwrap();
         std::fs::write(root.join("brain/Visible New.md"), "# V\n").unwrap();
-        std::fs::remove_file(root.join("thinking/Unexposed Layoff Plan.md")).unwrap();
+        std::fs::remove_file(root.join("drafts/Unexposed Layoff Plan.md")).unwrap();
         let m = tool(&s, &rx, "status", json!({}));
         let all = m.to_string();
         for secret in [
@@ -1702,7 +1705,8 @@ mod tests {
                     || p.as_str().unwrap().starts_with("reference/")
                     || p.as_str().unwrap().starts_with("work/")
                     || p.as_str().unwrap().starts_with("org/")
-                    || p.as_str().unwrap().starts_with("perf/")),
+                    || p.as_str().unwrap().starts_with("perf/")
+                    || p.as_str().unwrap().starts_with("thinking/")),
             "{st}"
         );
         let m = tool(&s, &rx, "health", json!({}));

@@ -379,7 +379,7 @@ fn agent_notes_cannot_change_a_projects_platforms() {
             .as_str()
             .unwrap()
             .to_lowercase()
-            .ends_with("/beacon.md"),
+            .ends_with("/decision - beacon.md"),
         "{r}"
     );
     let h = f.json(&["health", "--caller", "beacon"]);

@@ -495,6 +495,40 @@ fn hints_are_given_once_per_session() {
     assert!(context(&hook(root, "user-prompt", &p)).contains("DECISION"));
 }
 
+/// Issue 17 finding 7: a decision announced in a prompt names the accepted record it would
+/// supersede, found by a search of the vault; an unrelated decision names none.
+#[test]
+fn a_decision_prompt_names_the_record_it_would_supersede() {
+    let (_d, root) = template_vault();
+    write(
+        &root,
+        "work/active/Decision - Postgres for Session Store.md",
+        "---\ndate: 2026-08-20\ndescription: Why sessions moved from Redis to Postgres\nstatus: accepted\ntags: [decision]\n---\n# Decision: Postgres for Session Store\n\nThe session store moves from the single Redis node to Postgres.\n",
+    );
+    let v = mindex::Vault::open(&root, mindex::VaultOptions::default()).unwrap();
+    v.update(&mindex::NoProgress).unwrap();
+    let p = serde_json::json!({"prompt": "we decided to move the session store to Redis", "session_id": "d1"});
+    let ctx = context(&hook(&root, "user-prompt", &p));
+    assert!(ctx.contains("DECISION"), "{ctx}");
+    assert!(
+        ctx.contains("- [[Decision - Postgres for Session Store]] (accepted): work/active/Decision - Postgres for Session Store.md"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("superseded"), "{ctx}");
+    // Named again on the next decision of the session, though the DECISION hint is not.
+    let again = context(&hook(&root, "user-prompt", &p));
+    assert!(
+        !again.contains("DECISION:") && again.contains("Postgres for Session Store"),
+        "{again}"
+    );
+    let other = serde_json::json!({"prompt": "we decided to adopt Tailwind for the docs site", "session_id": "d2"});
+    let ctx = context(&hook(&root, "user-prompt", &other));
+    assert!(
+        ctx.contains("DECISION") && !ctx.contains("Decisions already in the vault"),
+        "{ctx}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // post-tool
 // ---------------------------------------------------------------------------------------------
@@ -1150,10 +1184,11 @@ fn template_manifest_has_every_field_the_engine_reads() {
         "thinking",
         "templates",
         "bases",
+        "inbox",
     ] {
         assert!(v.join(dir).is_dir(), "{dir}");
     }
-    for absent in ["memories", "projects", "inbox"] {
+    for absent in ["memories", "projects"] {
         assert!(
             !v.join(absent).exists(),
             "{absent} is created on first write"

@@ -462,7 +462,7 @@ fn record_work_files_inside_exposed_roots_only() {
     ]);
     let p = r["path"].as_str().unwrap();
     assert!(
-        p.starts_with("brain/") && p.ends_with("-add-the-archive-command.md"),
+        p.starts_with("brain/") && p.ends_with(" Add the archive command.md"),
         "{p}"
     );
     let text = fs::read_to_string(f.vault.join(p)).unwrap();
@@ -485,7 +485,7 @@ fn record_work_files_inside_exposed_roots_only() {
         r2["path"]
             .as_str()
             .unwrap()
-            .ends_with("-add-the-archive-command-2.md")
+            .ends_with(" Add the archive command-2.md")
     );
     let before = fs::read_dir(f.vault.join("work")).unwrap().count();
     for (folder, why) in [
@@ -543,8 +543,8 @@ fn record_work_files_inside_exposed_roots_only() {
         "--decision-record",
         "--dry-run",
     ]);
-    assert_eq!(r["path"], "inbox/decide.md");
-    assert!(!f.vault.join("inbox").exists());
+    assert_eq!(r["path"], "inbox/Decision - Decide.md");
+    assert!(!f.vault.join("inbox/Decision - Decide.md").exists());
     fs::create_dir_all(f.vault.join("projects/Atlas")).unwrap();
     let r = f.json(&[
         "record-work",
@@ -556,7 +556,7 @@ fn record_work_files_inside_exposed_roots_only() {
         "S",
         "--decision-record",
     ]);
-    assert_eq!(r["path"], "projects/Atlas/decisions/decide.md");
+    assert_eq!(r["path"], "projects/Atlas/decisions/Decision - Decide.md");
     assert_eq!(r["route"], "caller-identity");
 }
 
@@ -585,12 +585,8 @@ fn expand_audit_and_exposure() {
         from.contains(&"work/active/Payments Migration.md"),
         "{from:?}"
     );
-    // Home.md and thinking/ are not exposed: they never appear, not even as backlinks.
-    assert!(
-        !from
-            .iter()
-            .any(|p| p.starts_with("Home") || p.starts_with("thinking/"))
-    );
+    // Home.md is not exposed: it never appears, not even as a backlink.
+    assert!(!from.iter().any(|p| p.starts_with("Home")));
     // Loose spellings resolve; unknown names suggest.
     assert_eq!(
         f.json(&["expand", "key-decisions"])["path"],
@@ -678,7 +674,7 @@ fn promoted_memories_serve_the_promoted_text() {
         rel
     };
     let served = write("Served one", "brain/Gotchas - Promoted#^om-corrected");
-    let outside = write("Outside one", "thinking/Sarah#^x");
+    let outside = write("Outside one", "drafts/Sarah#^x");
     let bare = write("Bare one", "brain/Gotchas - Promoted");
     let stale = write("Stale one", "brain/Gotchas - Promoted#^om-gone");
     let rc = f.json(&["recall", "--caller", "atlas"]);
@@ -822,5 +818,11 @@ fn oversized_memories_and_work_notes_are_refused_with_the_limit() {
             && err.contains("the limit for one note is 262144 bytes (256 KiB)"),
         "{err}"
     );
-    assert!(!f.vault.join("projects").exists() && !f.vault.join("inbox").exists());
+    assert!(!f.vault.join("projects").exists());
+    let filed = fs::read_dir(f.vault.join("inbox"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".md"))
+        .count();
+    assert_eq!(filed, 0);
 }

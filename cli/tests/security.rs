@@ -377,7 +377,8 @@ fn mcp_oversized_messages_and_queries_are_refused_clearly() {
 #[test]
 fn mcp_status_and_health_name_nothing_hidden_and_no_absolute_path() {
     let f = fixture();
-    fs::write(f.vault.join("thinking/Unexposed Layoffs.md"), "# L\n").unwrap();
+    fs::create_dir_all(f.vault.join("drafts")).unwrap();
+    fs::write(f.vault.join("drafts/Unexposed Layoffs.md"), "# L\n").unwrap();
     fs::write(
         f.vault.join("reference/Private Plans.md"),
         "---\nprivate: true\n---\n# changed\n",

@@ -122,8 +122,9 @@ impl Exposure {
     /// declares any entry (not checked on disk; an explicit list that cleans to nothing exposes
     /// nothing rather than widening to the derived roots); else the cleaned
     /// `user_content_roots` that exist as folders; else `brain` and `reference`, keeping those
-    /// present (or both when neither is). `memory_root` and everything under it is always
-    /// removed. `mcp_never_expose` gives the withheld file names.
+    /// present (or both when neither is). The derived and fallback roots also hold the
+    /// manifest's inbox (`mcp_inbox`, where `record_work` files) when it exists, so an agent
+    /// finds what it filed. `memory_root` and everything under it is always removed. `mcp_never_expose` gives the withheld file names.
     pub fn resolve(vault_root: &Path, manifest: &Manifest, memory_root: &str) -> Exposure {
         let vault = canonical_or_given(vault_root);
         let memory_root = clean_memory_root(memory_root);
@@ -159,6 +160,17 @@ impl Exposure {
                 )
             }
         };
+        // The inbox `record_work` files into is readable back, unless the manifest lists the
+        // roots itself (then that list is the whole word).
+        let mut roots = roots;
+        let inbox = manifest.inbox();
+        if source != RootsSource::Manifest
+            && vault.join(&inbox).is_dir()
+            && !roots.iter().any(|r| r.eq_ignore_ascii_case(&inbox))
+            && !inbox.eq_ignore_ascii_case(&memory_root)
+        {
+            roots.push(inbox);
+        }
         Exposure {
             vault_root: vault,
             roots,

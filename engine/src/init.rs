@@ -684,6 +684,56 @@ mod tests {
         assert!(north.contains("payments"), "{north}");
     }
 
+    /// Finding 3 of issue 17: every content folder AGENTS.md's folder map names is one agents
+    /// can read with the shipped manifest (templates, bases and memories are the stated
+    /// exceptions), and the folders the template writes exist.
+    #[test]
+    fn the_manual_and_the_manifest_agree_on_what_agents_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path().join("v");
+        init_vault(&v, &InitOptions::default()).unwrap();
+        let manual = fs::read_to_string(v.join("AGENTS.md")).unwrap();
+        let folders: Vec<String> = manual
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| {
+                l.split('|')
+                    .nth(1)
+                    .unwrap_or("")
+                    .split(',')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .filter(|c| c.ends_with('/'))
+            .collect();
+        assert!(folders.len() >= 12, "{folders:?}");
+        let manifest = crate::manifest::Manifest::load(&v);
+        let exposure = crate::exposure::Exposure::resolve(&v, &manifest, &manifest.memory_root());
+        for f in &folders {
+            let f = f.replace("YYYY/", "2026/");
+            let probe = format!("{f}Probe Note.md");
+            let readable = {
+                fs::create_dir_all(v.join(&f)).unwrap();
+                fs::write(v.join(&probe), "---\ndescription: probe\n---\nx\n").unwrap();
+                crate::exposure::Exposure::resolve(&v, &manifest, &manifest.memory_root())
+                    .may_read(&probe)
+                    .is_ok()
+            };
+            let exception = ["templates/", "bases/", "memories/"].contains(&f.as_str());
+            assert_eq!(
+                readable, !exception,
+                "{f}: AGENTS.md and the manifest disagree"
+            );
+        }
+        // The inbox record_work files into exists from the start and is readable.
+        assert!(
+            exposure.roots().iter().any(|r| r == "inbox"),
+            "{:?}",
+            exposure.roots()
+        );
+    }
+
     #[test]
     fn agent_configs_call_the_binary_given() {
         let dir = tempfile::tempdir().unwrap();

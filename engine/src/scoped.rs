@@ -333,6 +333,56 @@ impl<'v> Scoped<'v> {
         self.run(AuditAction::Search, model, &SubQuery::hybrid(text), limit)
     }
 
+    /// The decision records among the visible notes that `text` is about, best first, at most
+    /// `limit`: a lexical search for the text (its first 500 characters) keeping notes named
+    /// `Decision - …` or tagged `decision` whose matched words include at least two distinct
+    /// ones (or an exact identifier). The prompt hook names them when a message announces a
+    /// decision, so a new one that replaces an old one is filed as its supersession. Audited as
+    /// `search`; empty without an index.
+    pub fn decisions_about(&self, text: &str, limit: usize) -> Result<Vec<DecisionRef>> {
+        let text: String = text.chars().take(500).collect();
+        let hits = match self.search(None, &text, 30) {
+            Ok(h) => h.hits,
+            Err(Error::IndexMissing { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut out = Vec::new();
+        for h in hits.into_iter().map(|q| q.hit) {
+            let stem = crate::note::file_stem(&h.path).to_string();
+            let head = crate::markdown::read_head(&self.vault.root().join(&h.path), 4_000);
+            let tagged = head
+                .as_deref()
+                .and_then(crate::markdown::frontmatter)
+                .and_then(|fm| fm.get("tags").cloned())
+                .is_some_and(|t| t.to_string().to_lowercase().contains("\"decision\""));
+            if !(tagged || stem.to_lowercase().starts_with("decision")) {
+                continue;
+            }
+            let matched: HashSet<String> = h
+                .snippet
+                .split("**")
+                .skip(1)
+                .step_by(2)
+                .map(str::to_lowercase)
+                .collect();
+            if matched.len() < 2 && !h.exact {
+                continue;
+            }
+            let status = head
+                .as_deref()
+                .and_then(|t| crate::markdown::frontmatter_str(t, "status"));
+            out.push(DecisionRef {
+                path: h.path,
+                label: stem,
+                status,
+            });
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// Typed sub-queries, audited as `query`: ranked over the whole index, then only hits in
     /// notes the caller may read are kept ([`Vault::scoped_query`]).
     pub fn query(
@@ -688,7 +738,8 @@ mod tests {
             "# Patterns\n\n[[My Note]]\n",
         )
         .unwrap();
-        fs::write(root.join("thinking/Hidden Note.md"), "# Hidden\n\nSECRET\n").unwrap();
+        fs::create_dir_all(root.join("drafts")).unwrap();
+        fs::write(root.join("drafts/Hidden Note.md"), "# Hidden\n\nSECRET\n").unwrap();
         let v = Vault::open(&root, VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         (d, v)
@@ -747,8 +798,8 @@ mod tests {
         for spec in [
             "Hidden Note",
             "hidden-note",
-            "thinking/Hidden Note.md",
-            "vault://note/thinking/Hidden%20Note.md",
+            "drafts/Hidden Note.md",
+            "vault://note/drafts/Hidden%20Note.md",
         ] {
             assert!(
                 matches!(view.get(spec, None, None), Err(Error::NoteNotFound { .. })),
@@ -756,10 +807,7 @@ mod tests {
             );
             match view.expand(spec) {
                 Err(Error::NoteNotFound { suggestions, .. }) => {
-                    assert!(
-                        suggestions.iter().all(|s| !s.contains("thinking")),
-                        "{spec}"
-                    )
+                    assert!(suggestions.iter().all(|s| !s.contains("drafts")), "{spec}")
                 }
                 other => panic!("{spec}: {other:?}"),
             }
@@ -770,7 +818,7 @@ mod tests {
                 "{spec}"
             );
         }
-        assert!(!view.resources().iter().any(|r| r.uri.contains("thinking")));
+        assert!(!view.resources().iter().any(|r| r.uri.contains("drafts")));
         let hits = view.search(None, "SECRET", 5).unwrap();
         assert!(hits.hits.is_empty() && hits.withheld > 0);
         let audit = fs::read_to_string(v.index_dir().join("audit.jsonl")).unwrap();

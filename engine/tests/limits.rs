@@ -17,6 +17,7 @@ fn vault(opts: VaultOptions) -> (tempfile::TempDir, Vault) {
     (d, v)
 }
 
+/// Notes (`.md` files) under `dir`, at any depth.
 fn files_under(dir: &Path) -> usize {
     let Ok(rd) = fs::read_dir(dir) else {
         return 0;
@@ -26,7 +27,7 @@ fn files_under(dir: &Path) -> usize {
             if e.file_type().unwrap().is_dir() {
                 files_under(&e.path())
             } else {
-                1
+                usize::from(e.path().extension().is_some_and(|x| x == "md"))
             }
         })
         .sum()

@@ -278,12 +278,19 @@ pub fn classify(prompt: &str) -> Vec<&'static str> {
 pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
     let session = p.session_id();
     let report = session.and_then(|s| stop::claim_report(ctx, s, &mut out.debug));
-    let hints = match p.string(&["prompt", "user_prompt", "userPrompt", "message"]) {
-        Some(prompt) => classify(prompt),
-        None => Vec::new(),
+    let prompt = p.string(&["prompt", "user_prompt", "userPrompt", "message"]);
+    let hints = prompt.map(classify).unwrap_or_default();
+    // A decision announced: name the records it may replace (every time: they depend on the
+    // message, not the session).
+    let decided = hints
+        .iter()
+        .any(|h| h.starts_with("DECISION:") || h.starts_with("REVERSAL:"));
+    let related = match prompt {
+        Some(text) if decided => related_decisions(ctx, text, &mut out.debug),
+        _ => Vec::new(),
     };
     let hints = dedupe(ctx, session, hints, &mut out.debug);
-    if hints.is_empty() && report.is_none() {
+    if hints.is_empty() && report.is_none() && related.is_empty() {
         return;
     }
     let mut text = String::new();
@@ -309,8 +316,44 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
             "\nRemember: use proper templates, add [[wikilinks]], follow AGENTS.md conventions.",
         );
     }
+    if !related.is_empty() {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(
+            "Decisions already in the vault on this subject. If the new decision replaces one, set the ORIGINAL's `status: superseded`, link the two records both ways, and update the Decisions Log:\n",
+        );
+        for d in &related {
+            let status = d.status.as_deref().unwrap_or("no status");
+            text.push_str(&format!("- [[{}]] ({status}): {}\n", d.label, d.path));
+        }
+    }
     out.stdout = hook_output(&p.event_name(HookEvent::UserPrompt), &text, &[]);
 }
+
+/// The decision records the vault holds on what `prompt` is about, through the agents' view
+/// of the vault (its exposure); none when the vault has no index or cannot be opened.
+fn related_decisions(
+    ctx: &HookContext,
+    prompt: &str,
+    debug: &mut Vec<String>,
+) -> Vec<mindex::scoped::DecisionRef> {
+    let opts = mindex::VaultOptions {
+        index_dir: Some(ctx.index_dir.clone()),
+        ..mindex::VaultOptions::default()
+    };
+    let found = mindex::Vault::open(&ctx.root, opts).and_then(|v| {
+        v.scoped(&mindex::Caller::anonymous())
+            .decisions_about(prompt, RELATED_DECISIONS)
+    });
+    found.unwrap_or_else(|e| {
+        debug.push(format!("related decisions: {e}"));
+        Vec::new()
+    })
+}
+
+/// Decision records named with a decision hint, at most.
+const RELATED_DECISIONS: usize = 3;
 
 /// Drops hints this session was already given, and records the new ones. Without a session id
 /// every hint is shown; a state that cannot be read counts as empty (show).

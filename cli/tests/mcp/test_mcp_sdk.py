@@ -209,3 +209,46 @@ def test_a_client_without_roots_is_the_servers_repository(vault: Path, tmp_path:
     h = run(session_do(vault, repo, body2, tmp_path / "e2.txt", args=["--caller", "beacon"]))
     assert h.structured_content["caller"]["project"] == "beacon"
     assert h.structured_content["caller"]["identified_by"] == "given"
+
+
+def test_a_migrated_obsidian_mind_vault_serves_the_sdk_client(tmp_path: Path) -> None:
+    """Issue 17: the recorded obsidian-mind vault, after `init --merge`, works through the MCP
+    server its migrated .mcp.json names: search finds the user's incident, recall serves the user's
+    memory, record_work without a folder files where the agent can find it again, and health
+    names the folders the user's own manifest keeps from agents."""
+    import shutil
+
+    data = Path(__file__).resolve().parent.parent / "data" / "obsidian-mind-vault"
+    vault = tmp_path / "vault"
+    shutil.copytree(data, vault)
+    subprocess.run([BIN, "init", "--merge", str(vault)], check=True, capture_output=True)
+    subprocess.run([BIN, "update", "--vault", str(vault), "-q"], check=True, capture_output=True)
+    server = json.loads((vault / ".mcp.json").read_text())["mcpServers"]["mindex"]
+    assert server["args"] == ["mcp"] and "qmd" not in json.dumps(
+        json.loads((vault / ".mcp.json").read_text()))
+    repo = tmp_path / "identity-api"
+    (repo / ".git").mkdir(parents=True)
+
+    async def body(s: ClientSession, _init):
+        found = await s.call_tool("search", {"query": "how did we fix the outage"})
+        recall = await s.call_tool("recall", {"query": "redis eviction"})
+        filed = await s.call_tool("record_work", {"title": "Rollback drill for the session store",
+            "summary": "Ran the rollback drill Dana asked for: reads flipped back to Redis in 40 s."})
+        again = await s.call_tool("search", {"query": "rollback drill session store"})
+        health = await s.call_tool("health", {})
+        return found, recall, filed, again, health
+
+    params_cmd = server["command"]
+    assert Path(params_cmd).name == "mindex"
+    found, recall, filed, again, health = run(session_do(vault, repo, body, tmp_path / "e.txt"))
+    first = found.structured_content["results"][0]["path"]
+    assert first == "work/incidents/2026-09-02 Login outage.md", found.structured_content
+    assert "Redis eviction needs a ttl policy" in text_of(recall)
+    assert not filed.is_error, text_of(filed)
+    path = filed.structured_content["path"]
+    assert path.startswith("inbox/") and path.endswith(" Rollback drill for the session store.md"), path
+    assert any(r["path"] == path for r in again.structured_content["results"]), again.structured_content
+    # The user's manifest does not expose work/meetings/: health says so without naming it.
+    warnings = " ".join(health.structured_content["warnings"])
+    assert "outside the folders agents may read" in warnings, warnings
+    assert "meetings" not in warnings

@@ -252,26 +252,8 @@ pub(crate) fn memory_title_body(md: &str) -> (Option<String>, String) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §B.4 record_work
+// §B.4 record_work (its file names use [`slugify`], as memories do)
 // ---------------------------------------------------------------------------------------------
-
-/// Filename slug of a `record_work` note (§B.4 step 3): compatibility decomposition, every
-/// character that is not an ASCII word character, whitespace or `-` deleted, whitespace runs
-/// turned into `-`, cut to [`SLUG_MAX`] characters, edge dashes stripped, lowercased.
-pub(crate) fn slugify_title(title: &str) -> String {
-    let kept: String = title
-        .nfkd()
-        .filter(|&c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || is_js_space(c))
-        .collect();
-    let dashed = kept
-        .split(is_js_space)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    prefix_chars(&dashed, SLUG_MAX)
-        .trim_matches('-')
-        .to_ascii_lowercase()
-}
 
 /// Clamps a `record_work` description to `max` characters (§B.4 step 6): whitespace flattened;
 /// when too long, cut to `max - 1`, broken at the last space if it sits past 60 % of `max`,
@@ -875,35 +857,6 @@ mod tests {
             (Some(String::from("T")), String::from("Body."))
         );
         assert_eq!(memory_title_body(""), (None, String::new()));
-    }
-
-    // ----- §B.4 record_work -----
-
-    #[test]
-    fn record_work_slugs() {
-        assert_eq!(
-            slugify_title("Add the archive command"),
-            "add-the-archive-command"
-        );
-        assert_eq!(slugify_title("a/b\\c: d"), "abc-d");
-        assert_eq!(slugify_title("../../etc/passwd"), "etcpasswd");
-        assert_eq!(slugify_title("!!!"), "");
-        assert_eq!(slugify_title("日本語"), "");
-        assert_eq!(slugify_title("Café  Déjà\tvu"), "cafe-deja-vu");
-        assert_eq!(
-            slugify_title("  -leading and trailing-  "),
-            "leading-and-trailing"
-        );
-        let long = slugify_title(&"word ".repeat(40));
-        assert!(long.chars().count() <= 60, "{long}");
-        assert!(!long.starts_with('-') && !long.ends_with('-'), "{long}");
-        for t in ["a b", "x/y", "C:\\dir", "..", "a..b"] {
-            let s = slugify_title(t);
-            assert!(
-                !s.contains('/') && !s.contains('\\') && !s.contains(':'),
-                "{t} -> {s}"
-            );
-        }
     }
 
     #[test]

@@ -237,3 +237,14 @@ impl AgentStatus {
         s
     }
 }
+
+/// A decision record the vault holds ([`super::Scoped::decisions_about`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DecisionRef {
+    /// Vault-relative path.
+    pub path: String,
+    /// The file name without `.md` (what a wikilink names).
+    pub label: String,
+    /// Frontmatter `status` (`proposed`, `accepted`, `superseded`, ...).
+    pub status: Option<String>,
+}

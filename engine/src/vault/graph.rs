@@ -60,8 +60,23 @@ pub struct GraphAudit {
 impl Vault {
     /// A note and its visible neighbourhood, as an anonymous agent caller sees it
     /// ([`crate::Scoped::expand`]).
+    ///
+    /// A note that exists but lies outside the exposed roots is an error that says so (the
+    /// vault's owner may know what an agent may not): `get` reads it, `expand` does not.
     pub fn expand(&self, note: &str) -> Result<Expansion> {
-        self.scoped(&Caller::anonymous()).expand(note)
+        match self.scoped(&Caller::anonymous()).expand(note) {
+            Err(Error::NoteNotFound { .. }) if self.resolve(note).is_ok() => {
+                let rel = self.resolve(note)?;
+                let roots = self.agent().exposure.roots().join(", ");
+                Err(Error::invalid(
+                    "note",
+                    format!(
+                        "{rel} is in the vault but outside the folders exposed to agents ({roots}): expand shows the link graph as an agent sees it. `mindex get` reads the note; to expose it, add its folder to `user_content_roots` (or `mcp_exposed_roots`) in vault-manifest.json"
+                    ),
+                ))
+            }
+            r => r,
+        }
     }
 
     /// Orphans (notes nothing links to) and broken links (targets that name no note) over the

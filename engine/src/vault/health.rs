@@ -101,6 +101,9 @@ impl Vault {
             warnings
                 .push("No index yet: run `mindex update` so search and recall can rank.".into());
         }
+        if let Some(st) = &state {
+            warnings.extend(hidden_folders(&ctx, st.notes.keys(), agent_view));
+        }
         let vectors = self.vector_status().map(|v| v.count);
         if vectors.is_none() {
             notes.push(
@@ -205,4 +208,64 @@ impl Vault {
             notes,
         })
     }
+}
+
+/// Folders listed in a hidden-folders warning before the rest are counted.
+const HIDDEN_FOLDERS_NAMED: usize = 6;
+
+/// A warning when indexed notes lie outside every exposed root (a template folder the manifest
+/// does not expose, say): agents can neither search nor read them. The vault's own view names
+/// the folders and how to expose them; an agent's view only counts them.
+fn hidden_folders<'a>(
+    ctx: &super::agent::AgentContext,
+    notes: impl Iterator<Item = &'a String>,
+    agent_view: bool,
+) -> Option<String> {
+    let mem_prefix = format!("{}/", ctx.memory_root.root);
+    let mut folders: std::collections::BTreeMap<String, usize> = Default::default();
+    for rel in notes {
+        if rel.starts_with(&mem_prefix) || ctx.manifest.is_infrastructure(rel) {
+            continue;
+        }
+        if ctx.exposure.may_read(rel) == Err(crate::exposure::Denied::OutsideRoots) {
+            let folder = rel
+                .rsplit_once('/')
+                .map_or("(vault root)".to_string(), |(f, _)| format!("{f}/"));
+            *folders.entry(folder).or_default() += 1;
+        }
+    }
+    let total: usize = folders.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let notes = if total == 1 {
+        "1 note".to_string()
+    } else {
+        format!("{total} notes")
+    };
+    if agent_view {
+        return Some(format!(
+            "{notes} of the vault lie outside the folders agents may read: search and get never return them. Run `mindex health` in the vault to see which folders."
+        ));
+    }
+    let mut named: Vec<String> = folders
+        .iter()
+        .take(HIDDEN_FOLDERS_NAMED)
+        .map(|(f, n)| format!("{f} ({n})"))
+        .collect();
+    if folders.len() > HIDDEN_FOLDERS_NAMED {
+        named.push(format!(
+            "and {} more folders",
+            folders.len() - HIDDEN_FOLDERS_NAMED
+        ));
+    }
+    Some(format!(
+        "{notes} lie outside the exposed roots, so agents (MCP, hooks) can neither search nor read them: {}. To expose a folder, add it (e.g. \"{}\") to `user_content_roots` (or `mcp_exposed_roots`) in vault-manifest.json.",
+        named.join(", "),
+        folders
+            .keys()
+            .next()
+            .map(String::as_str)
+            .unwrap_or_default()
+    ))
 }

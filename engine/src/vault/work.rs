@@ -248,7 +248,8 @@ pub(super) fn record_work(
     if title.is_empty() || summary.is_empty() {
         return Ok(invalid("Not recorded: title and summary are both required"));
     }
-    let slug = text::slugify_title(&title);
+    // Named as AGENTS.md names notes: the title as written (filesystem-safe, as memories are).
+    let slug = text::slugify(&title);
     if slug.is_empty() {
         return Ok(invalid("Not recorded: title produces an empty filename"));
     }
@@ -326,8 +327,16 @@ pub(super) fn record_work(
     let iso = crate::time::iso_utc(now_ms);
     let date = &iso[..10];
     let stem = match input.kind {
-        WorkKind::Decision => slug.clone(),
-        WorkKind::Note => format!("{date}-{slug}"),
+        WorkKind::Decision => {
+            let bare = slug
+                .strip_prefix("Decision")
+                .or_else(|| slug.strip_prefix("decision"))
+                .map(|r| r.trim_start_matches([' ', '-', '_']))
+                .filter(|r| !r.is_empty())
+                .unwrap_or(&slug);
+            format!("Decision - {bare}")
+        }
+        WorkKind::Note => format!("{date} {slug}"),
     };
     let names = ex.resolvable_names(&ex.visible_files());
     let rendered = render(
