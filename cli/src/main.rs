@@ -521,6 +521,17 @@ fn reason_options(timeout_s: Option<u64>) -> mindex::ReasonOptions {
 
 /// Exit status of a refused write.
 const EXIT_REFUSED: u8 = 3;
+/// Exit status of a search or lookup that matched nothing (the output says so too).
+const EXIT_NOTHING_MATCHED: u8 = 4;
+
+/// Success, or [`EXIT_NOTHING_MATCHED`]: scripts can tell an empty answer from a found one.
+fn matched(found: bool) -> ExitCode {
+    if found {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_NOTHING_MATCHED)
+    }
+}
 
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let out = output::Out::new(cli.json);
@@ -583,7 +594,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 all_chunks: false,
             };
             let hits = vault.vsearch(&embedder, query, &opts)?;
-            out.search(query, &hits, "cosine")
+            out.search(query, &hits, "cosine")?;
+            return Ok(matched(!hits.is_empty()));
         }
         Command::Query {
             query,
@@ -630,7 +642,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 // The model-missing notice replaces the generic "no model loaded" one.
                 result.notices = vec![notice];
             }
-            out.query(&subs, &result)
+            out.query(&subs, &result)?;
+            return Ok(matched(!result.hits.is_empty()));
         }
         Command::Search {
             query,
@@ -645,7 +658,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     all_chunks: *all_chunks,
                 },
             )?;
-            out.search(query, &hits, "bm25")
+            out.search(query, &hits, "bm25")?;
+            return Ok(matched(!hits.is_empty()));
         }
         Command::Get { spec, lines } => {
             let vault = open(cli)?;
@@ -662,7 +676,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::MultiGet { pattern, max_bytes } => {
             let vault = open(cli)?;
             let items = vault.multi_get(pattern, *max_bytes)?;
-            out.multi_get(pattern, &items)
+            out.multi_get(pattern, &items)?;
+            return Ok(matched(!items.is_empty()));
         }
         Command::Eval {
             corpus,
@@ -758,7 +773,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             };
             let r = vault.scoped(&who).remember(&input)?;
             out.write_outcome(&r)?;
-            if r.refusal.is_some() {
+            if mindex::Outcome::refused(&r) {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
             Ok(())
@@ -821,7 +836,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             };
             let r = vault.scoped(&who).record_work(&input)?;
             out.write_outcome(&r)?;
-            if r.refusal.is_some() {
+            if mindex::Outcome::refused(&r) {
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
             Ok(())

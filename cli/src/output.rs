@@ -513,7 +513,7 @@ impl Out {
                 "used": r.used,
                 "notices": r.notices,
                 "missing_vectors": r.missing_vectors,
-                "hits": r.hits,
+                "results": r.hits,
             }));
         }
         if r.hits.is_empty() {
@@ -563,7 +563,7 @@ impl Out {
     /// `label` names the hits' score (`bm25`, `cosine`).
     pub fn search(&self, query: &str, hits: &[Hit], label: &str) -> anyhow::Result<()> {
         if self.json {
-            return emit_json(&serde_json::json!({ "query": query, "hits": hits }));
+            return emit_json(&serde_json::json!({ "query": query, "results": hits }));
         }
         if hits.is_empty() {
             eprintln!("no results for {query:?}");
@@ -576,14 +576,19 @@ impl Out {
 
     /// A write's outcome: its message on stdout, or on stderr when it was refused.
     pub fn write_outcome<T: Serialize + mindex::Outcome>(&self, r: &T) -> anyhow::Result<()> {
+        let message = r.message_in(mindex::vault::Surface::Cli);
         if self.json {
-            return emit_json(r);
+            let mut v = serde_json::to_value(r)?;
+            if v.get("message").is_some() {
+                v["message"] = message.into();
+            }
+            return emit_json(&v);
         }
         if !r.ok() {
-            eprintln!("{}", r.message());
+            eprintln!("{message}");
             return Ok(());
         }
-        emit(&format!("{}\n", r.message()))
+        emit(&format!("{message}\n"))
     }
 
     pub fn recall(&self, r: &mindex::Recall) -> anyhow::Result<()> {

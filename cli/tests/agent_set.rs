@@ -148,7 +148,7 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
             let out = run::mindex(&["--vault", &keep_s, cmd, "--json", "--", text]);
             assert!(out.status.success(), "{cmd} {text}");
             let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-            let top = &v["hits"][0];
+            let top = &v["results"][0];
             let top = if top.get("hit").is_some() {
                 &top["hit"]
             } else {

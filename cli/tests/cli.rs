@@ -46,7 +46,7 @@ fn init_update_search_edit_update() {
     assert!(r["notes"].as_u64().unwrap() >= 10);
 
     let s = json(&["search", "--vault", vs, "--json", "idempotency key"]);
-    let hits = s["hits"].as_array().unwrap();
+    let hits = s["results"].as_array().unwrap();
     assert!(!hits.is_empty());
     for field in [
         "path",
@@ -62,9 +62,27 @@ fn init_update_search_edit_update() {
     }
     assert_eq!(hits[0]["path"], "brain/Patterns.md");
     assert!(hits[0]["snippet"].as_str().unwrap().contains("**"));
-    assert!(s["hits"].as_array().unwrap().len() <= 10);
-    let s = json(&["search", "--vault", vs, "--json", "--limit", "2", "the"]);
-    assert!(s["hits"].as_array().unwrap().len() <= 2);
+    assert!(s["results"].as_array().unwrap().len() <= 10);
+    let s = json(&[
+        "search", "--vault", vs, "--json", "--limit", "2", "checkout",
+    ]);
+    assert_eq!(s["results"].as_array().unwrap().len(), 2);
+    // Nothing matched is its own exit status (4), the JSON still printed (issue 17 finding 8).
+    for args in [
+        &["search", "--vault", vs, "--json", "zzqqxxnothing"][..],
+        &["multi-get", "--vault", vs, "--json", "nowhere/*.md"][..],
+        &["query", "--vault", vs, "--json", "--lex", "zzqqxxnothing"][..],
+    ] {
+        let out = mindex(args, None);
+        assert_eq!(out.status.code(), Some(4), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let list = if args[0] == "multi-get" {
+            &v["items"]
+        } else {
+            &v["results"]
+        };
+        assert_eq!(list.as_array().map(Vec::len), Some(0), "{v}");
+    }
 
     // Edit one note: exactly one note changed.
     let note = v.join("work/active/Checkout Latency.md");
@@ -80,7 +98,7 @@ fn init_update_search_edit_update() {
     assert_eq!(r["changes"]["removed"].as_array().unwrap().len(), 0);
     assert_eq!(r["changes"]["renamed"].as_array().unwrap().len(), 0);
     let s = json(&["search", "--vault", vs, "--json", "hedgehog"]);
-    assert_eq!(s["hits"][0]["path"], "work/active/Checkout Latency.md");
+    assert_eq!(s["results"][0]["path"], "work/active/Checkout Latency.md");
 
     // Human output names the change.
     fs::write(v.join("brain/New Idea.md"), "# New Idea\nhedgehog again\n").unwrap();
@@ -126,7 +144,7 @@ fn vault_is_found_from_env_and_from_cwd() {
         .unwrap();
     assert!(out.status.success());
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(!s["hits"].as_array().unwrap().is_empty());
+    assert!(!s["results"].as_array().unwrap().is_empty());
     // No vault anywhere: a clear error.
     let nowhere = tempfile::tempdir().unwrap();
     let out = mindex(&["status"], Some(nowhere.path()));
@@ -207,7 +225,7 @@ fn bad_files_are_warned_about_on_stderr_and_the_update_succeeds() {
     assert!(err.contains("warning: bin.md: looks binary"), "{err}");
     assert!(err.contains("warning: bad.md: invalid UTF-8"), "{err}");
     let s = json(&["search", "--vault", v.to_str().unwrap(), "--json", "fine"]);
-    assert_eq!(s["hits"][0]["path"], "good.md");
+    assert_eq!(s["results"][0]["path"], "good.md");
 }
 
 #[test]
@@ -234,7 +252,7 @@ fn index_folder_can_live_elsewhere() {
         "--json",
         "runbook",
     ]);
-    assert!(!s["hits"].as_array().unwrap().is_empty());
+    assert!(!s["results"].as_array().unwrap().is_empty());
 }
 
 #[test]
@@ -255,9 +273,9 @@ fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
         String::from_utf8_lossy(&out.stderr)
     );
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(!r["hits"].as_array().unwrap().is_empty());
+    assert!(!r["results"].as_array().unwrap().is_empty());
     // Relevance in [0, 1]: the one list's first hit is 1.
-    let scores: Vec<f64> = r["hits"]
+    let scores: Vec<f64> = r["results"]
         .as_array()
         .unwrap()
         .iter()
@@ -309,7 +327,7 @@ fn query_without_a_model_says_so_once_and_returns_lexical_hits() {
         "query", "--vault", vs, "--json", "--lex", "rollback", "--lex", "flag",
     ]);
     assert_eq!(r["subqueries"].as_array().unwrap().len(), 2);
-    assert!(!r["hits"].as_array().unwrap().is_empty());
+    assert!(!r["results"].as_array().unwrap().is_empty());
     let out = mindex(&["query", "--vault", vs], None);
     assert!(!out.status.success());
 }
@@ -452,7 +470,7 @@ fn watch_reports_each_update() {
         "--json",
         "zanzibarquux",
     ]);
-    assert_eq!(s["hits"][0]["path"], "work/active/Checkout Latency.md");
+    assert_eq!(s["results"][0]["path"], "work/active/Checkout Latency.md");
 }
 
 /// Lines of a running `mindex watch --json`, read on a thread so a wait can time out.
@@ -648,7 +666,7 @@ fn missing_vectors_are_reported_until_refresh_or_watch_embeds_them() {
         "why did message readers stall on the overnight job",
     ]);
     assert_eq!(q["notices"], serde_json::json!([]), "{q}");
-    let top = &q["hits"][0];
+    let top = &q["results"][0];
     assert_eq!(top["path"], "notes/Rebalancing.md", "{q}");
     let sources = top["explain"]["sources"].as_array().unwrap();
     assert!(

@@ -127,7 +127,7 @@ fn remember_is_searchable_at_once_refuses_duplicates_and_supersedes() {
     assert_eq!(r["projects"], serde_json::json!(["atlas"]));
     // Searchable as soon as `remember` returned, with no `update` in between.
     let s = f.json(&["search", "externals bundled"]);
-    assert_eq!(s["hits"][0]["path"], path.as_str());
+    assert_eq!(s["results"][0]["path"], path.as_str());
 
     // The same lesson again is refused with exit status 3 and nothing is written.
     let out = f.run(&[
@@ -150,6 +150,16 @@ fn remember_is_searchable_at_once_refuses_duplicates_and_supersedes() {
             .as_str()
             .unwrap()
             .contains("near-identical memory already exists")
+    );
+    // In the command line's words (issue 17 finding 8), not the MCP arguments'.
+    let said = r["message"].as_str().unwrap();
+    assert!(
+        said.contains("rerun with --supersedes \"") && said.contains("rerun with --force"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("pass supersedes") && !said.contains("force: true"),
+        "{said}"
     );
     assert_eq!(f.memory_files().len(), 1);
 
@@ -431,7 +441,7 @@ fn eight_processes_writing_the_same_title_get_eight_files() {
     let rc = f.json(&["recall", "--caller", "atlas"]);
     assert_eq!(rc["memories"].as_array().unwrap().len(), 8);
     let s = f.json(&["search", "--limit", "20", "concurrent writers overwrite"]);
-    let found: std::collections::HashSet<&str> = s["hits"]
+    let found: std::collections::HashSet<&str> = s["results"]
         .as_array()
         .unwrap()
         .iter()

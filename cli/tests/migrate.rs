@@ -228,8 +228,33 @@ fn an_obsidian_mind_vault_migrates_and_then_works() {
         "how did we fix the outage",
     ]);
     let s: Value = serde_json::from_slice(&s.stdout).unwrap();
-    let first = s["hits"][0]["path"].as_str().unwrap_or("");
+    let first = s["results"][0]["path"].as_str().unwrap_or("");
     assert_eq!(first, "work/incidents/2026-09-02 Login outage.md", "{s}");
+
+    // The user's manifest keeps work/meetings/ from agents: health says so, naming it (finding 3).
+    let h = mindex(&[
+        "health",
+        "--vault",
+        vs,
+        "--json",
+        "--caller",
+        "identity-api",
+    ]);
+    let h: Value = serde_json::from_slice(&h.stdout).unwrap();
+    let warnings = h["warnings"].to_string();
+    assert!(
+        warnings.contains("work/meetings/ (1)") && warnings.contains("user_content_roots"),
+        "{warnings}"
+    );
+    // expand of a note the owner can read but agents cannot says so (get works).
+    assert!(mindex(&["get", "--vault", vs, "Home"]).status.success());
+    let e = mindex(&["expand", "--vault", vs, "Home"]);
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        !e.status.success()
+            && err.contains("Home.md is in the vault but outside the folders exposed to agents"),
+        "{err}"
+    );
 
     // The hooks, run as each agent's migrated config writes them, on the recorded payloads.
     let transcript = dir.path().join("t.jsonl");

@@ -89,7 +89,7 @@ fn cli_path_arguments_never_leave_the_vault() {
     // Nothing outside the vault was indexed either.
     let s = mindex(&["search", "--json", "--vault", vs, "TOPSECRET"]);
     let v: Value = serde_json::from_slice(&s.stdout).unwrap();
-    assert!(v["hits"].as_array().unwrap().is_empty());
+    assert!(v["results"].as_array().unwrap().is_empty());
     // record-work folders outside the exposed roots are refused and write nothing.
     for folder in [
         "../outside",

@@ -37,7 +37,7 @@ pub use work::MAX_WORK_NOTE_BYTES;
 
 pub use graph::{BrokenLink, Expansion, GraphAudit, LinkedNote};
 pub use health::Health;
-pub use outcome::{Outcome, Refusal};
+pub use outcome::{Outcome, Refusal, Surface};
 pub use recall::{Recall, RecallOptions, RecallRanking, RecalledMemory};
 pub use remember::Remembered;
 pub use work::{WorkInput, WorkKind, WorkRecord};

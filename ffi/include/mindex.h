@@ -272,7 +272,7 @@ size_t mindex_results_len(const mindex_results *results);
 // `results` NULL or live; `out` NULL or valid for writes.
 bool mindex_results_get(const mindex_results *results, size_t i, mindex_hit *out);
 
-// The hits as one JSON document (`{"hits": [...]}`).
+// The hits as one JSON document (`{"results": [...]}`, as the CLI and MCP name them).
 //
 // # Safety
 // `results` live; `out` valid for writes.

@@ -661,7 +661,7 @@ pub unsafe extern "C" fn mindex_results_get(
     .unwrap_or(false)
 }
 
-/// The hits as one JSON document (`{"hits": [...]}`).
+/// The hits as one JSON document (`{"results": [...]}`, as the CLI and MCP name them).
 ///
 /// # Safety
 /// `results` live; `out` valid for writes.
@@ -674,7 +674,7 @@ pub unsafe extern "C" fn mindex_results_json(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let r = unsafe { handle(results, "results") }?;
-        *slot = json_string(&serde_json::json!({ "hits": r.hits }))?;
+        *slot = json_string(&serde_json::json!({ "results": r.hits }))?;
         Ok(())
     })
 }

@@ -489,6 +489,11 @@ impl PyVault {
                 self.inner.scoped(&who).remember(&input)
             })
             .or_raise(py)?;
+        // Advice in this binding's words (`supersedes=[...]`, `force=True`).
+        let r = mindex::vault::Remembered {
+            message: mindex::Outcome::message_in(&r, mindex::vault::Surface::Python),
+            ..r
+        };
         to_obj(py, &r)
     }
 

@@ -84,6 +84,8 @@ def test_remember_and_recall(vault: mindex.Vault) -> None:
         project="atlas",
     )
     assert again["recorded"] is False and again["refusal"]["kind"] == "duplicate"
+    # Advice in Python's words, not the MCP arguments'.
+    assert "pass supersedes=[" in again["message"] and "force=True" in again["message"], again["message"]
     bad = vault.remember("x", "short", "sure", project="atlas")
     assert bad["refusal"]["kind"] == "validation" and len(bad["refusal"]["errors"]) >= 2
     mems = vault.recall("GIL threads", project="atlas", explain=True)

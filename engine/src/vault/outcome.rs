@@ -49,6 +49,41 @@ pub enum Refusal {
     },
 }
 
+/// The surface an outcome is reported on: advice names that surface's own arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// MCP tool arguments (`supersedes: [...]`, `force: true`): the messages' default.
+    Mcp,
+    /// The `mindex` command line (`--supersedes "..."`, `--force`).
+    Cli,
+    /// The Python binding's keyword arguments (`supersedes=[...]`, `force=True`).
+    Python,
+}
+
+impl Refusal {
+    /// What the caller can do about this refusal, in `surface`'s words; `None` when no argument
+    /// changes the answer.
+    pub fn advice(&self, surface: Surface) -> Option<String> {
+        match self {
+            Refusal::Duplicate { title, .. } => {
+                let quoted = serde_json::to_string(title).unwrap_or_default();
+                let (supersede, force) = match surface {
+                    Surface::Mcp => (format!("pass supersedes: [{quoted}]"), "pass force: true"),
+                    Surface::Cli => (
+                        format!("rerun with --supersedes {quoted}"),
+                        "rerun with --force",
+                    ),
+                    Surface::Python => (format!("pass supersedes=[{quoted}]"), "pass force=True"),
+                };
+                Some(format!(
+                    "If this is a correction, {supersede} so the old one is kept and back-linked; if it is genuinely different, {force}."
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What every action outcome answers: whether it was refused, and the text for people and
 /// agents.
 pub trait Outcome {
@@ -56,6 +91,18 @@ pub trait Outcome {
     fn refusal(&self) -> Option<&Refusal>;
     /// The outcome as text (the refusal's explanation when refused).
     fn message(&self) -> &str;
+    /// [`Outcome::message`] with its advice in `surface`'s words (messages carry the MCP
+    /// wording, the contract's).
+    fn message_in(&self, surface: Surface) -> String {
+        let message = self.message();
+        let (Some(mcp), Some(theirs)) = (
+            self.refusal().and_then(|r| r.advice(Surface::Mcp)),
+            self.refusal().and_then(|r| r.advice(surface)),
+        ) else {
+            return message.to_string();
+        };
+        message.replace(&mcp, &theirs)
+    }
     /// Whether the action was refused.
     fn refused(&self) -> bool {
         self.refusal().is_some()

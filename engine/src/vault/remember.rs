@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::agent::AgentContext;
-use super::{Refusal, Vault};
+use super::{Refusal, Surface, Vault};
 use crate::audit::AuditAction;
 use crate::error::Result;
 use crate::identity::Caller;
@@ -314,20 +314,18 @@ fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> O
     let &(i, score) = find_duplicates(&candidate, &digest, existing).first()?;
     let m = &existing[i].0;
     let title = m.title.clone().unwrap_or_default();
+    let refusal = Refusal::Duplicate {
+        score,
+        title: title.clone(),
+        path: m.path.clone(),
+    };
     let message = format!(
-        "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\nIf this is a correction, pass supersedes: [{}] so the old one is kept and back-linked; if it is genuinely different, pass force: true.",
+        "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\n{}",
         (score * 100.0).round(),
         m.path,
-        text::json_str(&title)
+        refusal.advice(Surface::Mcp).unwrap_or_default()
     );
-    Some(refused(
-        Refusal::Duplicate {
-            score,
-            title,
-            path: m.path.clone(),
-        },
-        message,
-    ))
+    Some(refused(refusal, message))
 }
 
 /// The last step: what was recorded, as text.

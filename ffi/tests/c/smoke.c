@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
     CHECK(!mindex_results_get(results, 0, NULL), "NULL out");
     mindex_string *json = NULL;
     if (ok(mindex_results_json(results, &json), "results json")) {
-      CHECK(contains(json, "\"hits\""), "results json");
+      CHECK(contains(json, "\"results\""), "results json");
       mindex_string_free(json);
     }
     mindex_results_free(results);
