@@ -770,6 +770,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 force: *force,
                 dry_run: *dry_run,
                 shape_errors: Vec::new(),
+                via: Some(mindex::vault::Surface::Cli),
             };
             let r = vault.scoped(&who).remember(&input)?;
             out.write_outcome(&r)?;

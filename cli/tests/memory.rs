@@ -125,6 +125,12 @@ fn remember_is_searchable_at_once_refuses_duplicates_and_supersedes() {
             && path.ends_with(" tsup externals decide what a patch can fix.md")
     );
     assert_eq!(r["projects"], serde_json::json!(["atlas"]));
+    // A capture's `source:` marks it as one; `via:` says which surface wrote it (finding 8).
+    let written = fs::read_to_string(f.vault.join(&path)).unwrap();
+    assert!(
+        written.contains("\nsource: mcp-capture\nvia: cli\n"),
+        "{written}"
+    );
     // Searchable as soon as `remember` returned, with no `update` in between.
     let s = f.json(&["search", "externals bundled"]);
     assert_eq!(s["results"][0]["path"], path.as_str());

@@ -750,7 +750,10 @@ pub unsafe extern "C" fn mindex_vault_remember(
         let v = unsafe { handle(vault, "vault") }?;
         let who = unsafe { caller_of(caller, caller_len) }?;
         let value = unsafe { json_arg(input_json, input_json_len, "input_json") }?;
-        let input = mindex::MemoryInput::from_json(&value);
+        let input = mindex::MemoryInput {
+            via: Some(mindex::vault::Surface::C),
+            ..mindex::MemoryInput::from_json(&value)
+        };
         *slot = json_string(&v.inner.scoped(&who).remember(&input)?)?;
         Ok(())
     })

@@ -482,6 +482,7 @@ impl PyVault {
             force,
             dry_run,
             shape_errors: Vec::new(),
+            via: Some(mindex::vault::Surface::Python),
         };
         let r = py
             .detach(|| {

@@ -41,6 +41,9 @@ pub struct MemoryInput {
     /// Problems with the shape of the input found by a surface's argument parser (a string
     /// where a list is required, a non-string list entry); reported with the validation errors.
     pub shape_errors: Vec<String>,
+    /// The surface writing it, recorded as `via:` beside `source: mcp-capture` (which marks
+    /// every memory capture, whatever wrote it).
+    pub via: Option<crate::vault::Surface>,
 }
 
 impl MemoryInput {
@@ -114,6 +117,7 @@ pub(crate) struct Validated {
     pub claimed_scope: Option<Scope>,
     pub flags: Vec<&'static str>,
     pub origin: Option<String>,
+    pub via: Option<&'static str>,
     pub warnings: Vec<String>,
 }
 
@@ -315,6 +319,7 @@ pub(crate) fn validate(
         claimed_scope,
         flags,
         origin: origin.map(str::to_string),
+        via: input.via.map(crate::vault::Surface::as_str),
         warnings,
     })
 }
@@ -372,6 +377,9 @@ pub(crate) fn render(v: &Validated, now: &Now, related: &[String]) -> String {
     );
     line(&mut s, "tags", "[memory]");
     line(&mut s, "source", MEMORY_SOURCE);
+    if let Some(via) = v.via {
+        line(&mut s, "via", via);
+    }
     line(
         &mut s,
         "origin",

@@ -58,6 +58,20 @@ pub enum Surface {
     Cli,
     /// The Python binding's keyword arguments (`supersedes=[...]`, `force=True`).
     Python,
+    /// The C ABI (JSON arguments, as MCP's).
+    C,
+}
+
+impl Surface {
+    /// The surface's name as a memory's `via:` records it: `mcp`, `cli`, `python`, `c`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Surface::Mcp => "mcp",
+            Surface::Cli => "cli",
+            Surface::Python => "python",
+            Surface::C => "c",
+        }
+    }
 }
 
 impl Refusal {
@@ -68,7 +82,9 @@ impl Refusal {
             Refusal::Duplicate { title, .. } => {
                 let quoted = serde_json::to_string(title).unwrap_or_default();
                 let (supersede, force) = match surface {
-                    Surface::Mcp => (format!("pass supersedes: [{quoted}]"), "pass force: true"),
+                    Surface::Mcp | Surface::C => {
+                        (format!("pass supersedes: [{quoted}]"), "pass force: true")
+                    }
                     Surface::Cli => (
                         format!("rerun with --supersedes {quoted}"),
                         "rerun with --force",
