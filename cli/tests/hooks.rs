@@ -740,6 +740,46 @@ fn stop_reentry_prints_exactly_empty_braces() {
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
 }
 
+/// Issue 17 finding 6: findings the briefing gave a session are not repeated by its Stop;
+/// findings that appear later, and other sessions, still get them.
+#[test]
+fn stop_does_not_repeat_what_the_briefing_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "work/active/Old.md", "---\nstatus: done\n---\n");
+    let start = serde_json::json!({"session_id": "b1", "source": "startup"});
+    let brief = context(&hook(root, "session-start", &start));
+    assert!(
+        brief.contains("finished note(s) still in work/active/"),
+        "{brief}"
+    );
+    let stop = serde_json::json!({"session_id": "b1", "hook_event_name": "Stop"});
+    let v: Value = serde_json::from_str(&hook(root, "stop", &stop)).unwrap();
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(msg.starts_with("Session end checklist:"), "{msg}");
+    assert!(
+        !msg.contains("Vault Hygiene") && !msg.contains("finished note(s)"),
+        "{msg}"
+    );
+    // A new finding after the briefing is reported, alone.
+    write(root, "work/meetings/2020-01-01 Old Sync.md", "x\n");
+    let v: Value = serde_json::from_str(&hook(root, "stop", &stop)).unwrap();
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.contains("Vault Hygiene") && !msg.contains("finished note(s)"),
+        "{msg}"
+    );
+    // A session that was never briefed gets everything.
+    let other = serde_json::json!({"session_id": "b2", "hook_event_name": "Stop"});
+    let v: Value = serde_json::from_str(&hook(root, "stop", &other)).unwrap();
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("finished note(s)")
+    );
+}
+
 #[test]
 fn stop_report_is_shown_once_handed_to_the_next_prompt_and_again_when_it_changes() {
     let dir = tempfile::tempdir().unwrap();

@@ -227,7 +227,6 @@ pub(crate) fn hygiene_with(
     now: SystemTime,
     tree: &Tree,
 ) -> HygieneReport {
-    let age = |f: &TreeFile| now.duration_since(f.modified).unwrap_or_default();
     let days = |d: Duration| d.as_secs() / 86_400;
 
     let mut completed: Vec<String> = tree
@@ -295,13 +294,15 @@ pub(crate) fn hygiene_with(
             candidates
         };
         for f in candidates {
-            let a = age(f);
-            if a < OPEN_LOOP_AGE {
-                continue;
-            }
             let Ok(text) = fs::read_to_string(root.join(&f.rel)) else {
                 continue;
             };
+            // Dated by the note itself: a fresh clone or a touch does not make it new.
+            let when = note_date(&f.rel, &text).unwrap_or(f.modified);
+            let a = now.duration_since(when).unwrap_or_default();
+            if a < OPEN_LOOP_AGE {
+                continue;
+            }
             let n = open_items(&text, &sections);
             if n > 0 {
                 open_loops.push(OpenLoop {
@@ -319,7 +320,11 @@ pub(crate) fn hygiene_with(
     let waiting: Vec<u64> = tree
         .files_in("work/meetings")
         .filter(|f| is_md(&f.rel) && !name_of(&f.rel).eq_ignore_ascii_case("README.md"))
-        .map(age)
+        .map(|f| {
+            let head = read_head(&root.join(&f.rel), 4096).unwrap_or_default();
+            let when = note_date(&f.rel, &head).unwrap_or(f.modified);
+            now.duration_since(when).unwrap_or_default()
+        })
         .filter(|a| *a >= MEETING_AGE)
         .map(days)
         .collect();
@@ -352,6 +357,38 @@ pub(crate) fn hygiene_with(
         memory_named_only,
         memory_root,
     }
+}
+
+/// Per-session state of the hygiene findings the session-start briefing showed (block digests):
+/// Stop leaves them out of its report to that session.
+pub(crate) const BRIEFED_STATE: &str = "briefed-state.json";
+
+/// The digest a finding (one of [`HygieneReport::blocks`]) is remembered by.
+pub(crate) fn block_digest(block: &str) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(block.as_bytes()))
+}
+
+/// A `YYYY-MM-DD` date.
+static ISO_DATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\d{4})-(\d{2})-(\d{2})").expect("valid regex"));
+
+/// The day a note is about: its frontmatter `date`, else a `YYYY-MM-DD` in its file name (as
+/// AGENTS.md names dated notes); `None` without either, and the file's mtime stands in.
+fn note_date(rel: &str, text: &str) -> Option<SystemTime> {
+    let fm = frontmatter_str(text, "date");
+    [fm.as_deref(), Some(name_of(rel))]
+        .into_iter()
+        .flatten()
+        .find_map(|s| {
+            let c = ISO_DATE.captures(s)?;
+            let n = |i: usize| c[i].parse::<i64>().ok();
+            let (y, m, d) = (n(1)?, n(2)?, n(3)?);
+            if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+                return None;
+            }
+            let days = u64::try_from(mindex::time::days_from_civil(y, m, d)).ok()?;
+            SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(days * 86_400))
+        })
 }
 
 /// The `open_loop_dirs` of the manifest that are safe relative paths (else the defaults).
@@ -729,6 +766,45 @@ mod tests {
         );
         assert_eq!(r.open_loops[0].open_items, 1);
         assert!(r.open_loops[0].age_days >= 19);
+    }
+
+    /// Issue 17 finding 6: an open loop's age is the note's own date, not the file's mtime (a
+    /// fresh clone or a touch resets mtimes).
+    #[test]
+    fn open_loops_are_dated_from_the_note_not_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        let day = |ago: u64| {
+            let t = now - Duration::from_secs(ago * 86_400);
+            mindex::time::iso_utc(
+                t.duration_since(SystemTime::UNIX_EPOCH)
+                    .unwrap()
+                    .as_millis() as i64,
+            )[..10]
+                .to_string()
+        };
+        let open = "## Action Items\n- [ ] chase the vendor\n";
+        // Written today (a fresh clone), about a day 40 days ago.
+        let old = format!("---\ndate: {}\n---\n{open}", day(40));
+        write(d.path(), "work/incidents/Vendor Outage.md", &old, 0);
+        let named = format!("work/meetings/{} Sync.md", day(30));
+        write(d.path(), &named, open, 0);
+        // An old file about today.
+        let fresh = format!("---\ndate: {}\n---\n{open}", day(0));
+        write(d.path(), "work/incidents/Fresh Outage.md", &fresh, 90);
+        let r = scan(d.path());
+        let paths: Vec<&str> = r.open_loops.iter().map(|l| l.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["work/incidents/Vendor Outage.md", named.as_str()],
+            "{paths:?}"
+        );
+        assert!(
+            (39..=41).contains(&r.open_loops[0].age_days),
+            "{:?}",
+            r.open_loops
+        );
+        assert_eq!(r.meetings_inbox.map(|(n, _)| n), Some(1));
     }
 
     #[test]

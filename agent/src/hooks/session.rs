@@ -109,7 +109,7 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         }
     }
     let manifest = ctx.manifest();
-    let mut sections = sections(ctx, &manifest, mode);
+    let (mut sections, hygiene) = sections(ctx, &manifest, mode);
     // Every text comes from files anyone could have written: no control characters reach the
     // agent (newlines and tabs aside).
     for s in &mut sections {
@@ -117,6 +117,19 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
     }
     let budget = parse_budget(manifest.value("eager_layer_budget_bytes"));
     let text = fit(sections, budget);
+    // The findings the briefing showed: Stop does not repeat them to this session.
+    if let Some(session) = p.session_id() {
+        let shown = hygiene.iter().filter(|b| text.contains(b.as_str()));
+        let digests: Vec<String> = shown.map(|b| super::hygiene::block_digest(b)).collect();
+        if !digests.is_empty() {
+            let path = ctx.state_dir.join(super::hygiene::BRIEFED_STATE);
+            let state = super::state::SessionState::load(&path).record(session, digests, ctx.now);
+            if let Err(e) = state.save(&path, ctx.now) {
+                out.debug
+                    .push(format!("briefing state {}: {e}", path.display()));
+            }
+        }
+    }
     out.stdout = hook_output(&p.event_name(super::HookEvent::SessionStart), &text, &[]);
 }
 
@@ -243,7 +256,12 @@ pub(crate) fn fit(mut sections: Vec<Section>, budget: Option<usize>) -> String {
     format!("{text}\n\n{meter}")
 }
 
-fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<Section> {
+/// The briefing's sections, and the hygiene findings among them (as [`super::hygiene::HygieneReport::blocks`]).
+fn sections(
+    ctx: &HookContext,
+    manifest: &Manifest,
+    mode: InjectionMode,
+) -> (Vec<Section>, Vec<String>) {
     let root = &ctx.root;
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
@@ -318,7 +336,7 @@ fn sections(ctx: &HookContext, manifest: &Manifest, mode: InjectionMode) -> Vec<
             Section::new("### Vault Hygiene (drift detected)", hygiene.to_text()).never_degrades(5),
         );
     }
-    out
+    (out, hygiene.blocks())
 }
 
 fn north_star(root: &Path) -> String {

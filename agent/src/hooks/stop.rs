@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::hygiene::hygiene_scan;
+use super::hygiene::{BRIEFED_STATE, block_digest, hygiene_scan};
 use super::state::{MAX_AGE, SessionState, write_replace};
 use super::{HookContext, HookEvent, HookOutcome, Payload, system_message};
 
@@ -28,7 +28,14 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
     }
     out.refresh = true;
     let hygiene = hygiene_scan(&ctx.root, &ctx.manifest(), ctx.now);
-    let blocks = hygiene.blocks();
+    let mut blocks = hygiene.blocks();
+    // What this session's briefing already showed is not repeated.
+    if let Some(session) = p.session_id() {
+        let briefed = SessionState::load(&ctx.state_dir.join(BRIEFED_STATE));
+        if let Some(seen) = briefed.seen(session) {
+            blocks.retain(|b| !seen.contains(&block_digest(b)));
+        }
+    }
     let full = if blocks.is_empty() {
         CHECKLIST.to_string()
     } else {
