@@ -1,0 +1,149 @@
+//! The template's agent commands (generated from `workflows/` into Claude Code, Codex and Gemini
+//! CLI formats): each parses in its agent's format, the three sets match, every `mindex` command
+//! a workflow names exists with the flags it uses, and every path it names exists in a new vault.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+#[path = "support/run.rs"]
+mod run;
+use run::mindex;
+
+const AGENTS: [(&str, &str); 3] = [
+    (".claude/commands", "md"),
+    (".codex/prompts", "md"),
+    (".gemini/commands", "toml"),
+];
+
+fn names(dir: &Path, ext: &str) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The text between backticks.
+fn spans(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn every_agent_gets_the_same_commands_and_each_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    mindex::init::init_vault(&v, &mindex::init::InitOptions::default()).unwrap();
+    let sets: Vec<BTreeSet<String>> = AGENTS
+        .iter()
+        .map(|(d, ext)| names(&v.join(d), ext))
+        .collect();
+    assert!(sets[0].len() >= 4, "{:?}", sets[0]);
+    for want in ["wrap-up", "incident-capture", "vault-audit", "prep-1on1"] {
+        assert!(sets[0].contains(want), "{want}: {:?}", sets[0]);
+    }
+    assert!(sets.windows(2).all(|w| w[0] == w[1]), "{sets:?}");
+
+    for name in &sets[0] {
+        for (d, ext) in &AGENTS[..2] {
+            let text = fs::read_to_string(v.join(d).join(format!("{name}.{ext}"))).unwrap();
+            let fm = mindex::markdown::frontmatter(&text)
+                .unwrap_or_else(|| panic!("{d}/{name}: frontmatter does not parse"));
+            for key in ["description", "argument-hint"] {
+                assert!(
+                    fm.get(key)
+                        .and_then(|x| x.as_str())
+                        .is_some_and(|s| !s.is_empty()),
+                    "{d}/{name}: {key}"
+                );
+            }
+            if d.starts_with(".claude") {
+                let tools = fm["allowed-tools"].as_str().unwrap();
+                assert!(tools.contains("Bash(mindex "), "{tools}");
+            }
+            assert!(
+                text.contains("$ARGUMENTS") && !text.contains("{{args}}"),
+                "{d}/{name}"
+            );
+        }
+        // Gemini reads TOML: parsed by Python's tomllib, the reference reader.
+        let toml = v.join(".gemini/commands").join(format!("{name}.toml"));
+        let out = Command::new("python3")
+            .args([
+                "-c",
+                "import sys, tomllib; d = tomllib.load(open(sys.argv[1], 'rb')); \
+                 assert d['description'] and '{{args}}' in d['prompt'], d",
+            ])
+            .arg(&toml)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            toml.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn every_command_and_path_a_workflow_names_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    mindex::init::init_vault(&v, &mindex::init::InitOptions::default()).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workflows");
+    let mut checked = (0, 0);
+    for e in fs::read_dir(&src).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "md") || p.ends_with("README.md") {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        // The tools Claude Code may run.
+        let tools: Vec<String> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("allowed-tools:"))
+            .unwrap()
+            .split("Bash(mindex ")
+            .skip(1)
+            .map(|t| format!("mindex {}", t.split(':').next().unwrap()))
+            .collect();
+        for span in spans(&text).into_iter().chain(tools) {
+            if let Some(rest) = span.strip_prefix("mindex ") {
+                let words: Vec<&str> = rest.split(' ').collect();
+                let help = mindex(&[words[0], "--help"]);
+                assert!(help.status.success(), "{name}: `{span}`: no such command");
+                let help = String::from_utf8_lossy(&help.stdout).into_owned();
+                for flag in words.iter().filter(|w| w.starts_with("--")) {
+                    assert!(help.contains(*flag), "{name}: `{span}`: no {flag}");
+                }
+                checked.0 += 1;
+            } else if span.contains('/')
+                && !span.contains(['<', '{', '$', '*', '"', '(', ' '])
+                && !span.contains("YYYY")
+                && !span.starts_with("~/")
+            {
+                assert!(
+                    v.join(&span).exists(),
+                    "{name}: `{span}` is not in a new vault"
+                );
+                checked.1 += 1;
+            } else if span.ends_with(".md") && !span.contains(['<', '{', '$', '*']) {
+                assert!(
+                    v.join(&span).exists(),
+                    "{name}: `{span}` is not in a new vault"
+                );
+                checked.1 += 1;
+            }
+        }
+    }
+    assert!(checked.0 >= 20 && checked.1 >= 10, "{checked:?}");
+}
