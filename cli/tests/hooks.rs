@@ -422,6 +422,29 @@ fn session_start_exports_the_vault_to_the_env_file() {
         &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
     );
     let text = fs::read_to_string(&env_file).unwrap();
+    // The test binary is on no PATH folder: its folder is added so the vault's commands find it.
+    let bin = Path::new(env!("CARGO_BIN_EXE_mindex")).parent().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "export MINDEX_VAULT='{}'\nexport PATH='{}':\"$PATH\"\n",
+            v.display(),
+            bin.display()
+        )
+    );
+    // On the PATH already: only the vault.
+    fs::remove_file(&env_file).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    hook_in(
+        &v,
+        "session-start",
+        b"{}",
+        &[
+            ("CLAUDE_ENV_FILE", env_file.to_str().unwrap()),
+            ("PATH", &path),
+        ],
+    );
+    let text = fs::read_to_string(&env_file).unwrap();
     assert_eq!(text, format!("export MINDEX_VAULT='{}'\n", v.display()));
 }
 

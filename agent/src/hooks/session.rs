@@ -93,7 +93,15 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
     let mode = InjectionMode::from_source(p.field(&["source", "session_source"]));
     if let Some(env_file) = &ctx.env_file {
         match format_env_export("MINDEX_VAULT", &ctx.root.to_string_lossy()) {
-            Some(line) => {
+            Some(mut line) => {
+                // The vault's commands run `mindex`: when the binary running this hook is not
+                // on the session's PATH (an agent started from a desktop), put its folder there.
+                if let Some(dir) = path_addition() {
+                    line.push_str(&format!(
+                        "export PATH='{}':\"$PATH\"\n",
+                        dir.replace('\'', r"'\''")
+                    ));
+                }
                 use std::io::Write as _;
                 let r = std::fs::OpenOptions::new()
                     .create(true)
@@ -131,6 +139,19 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         }
     }
     out.stdout = hook_output(&p.event_name(super::HookEvent::SessionStart), &text, &[]);
+}
+
+/// The folder of the running `mindex` when no folder of `PATH` holds an executable named
+/// `mindex` (`None` when one does, or the executable's folder cannot be told).
+fn path_addition() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    let name = exe.file_name()?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|p| p.join(name).is_file()) {
+        return None;
+    }
+    Some(dir.to_string_lossy().into_owned())
 }
 
 /// `export NAME='value'\n` with POSIX single quoting; `None` for a name that is not an
