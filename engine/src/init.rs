@@ -535,30 +535,28 @@ fn merge_toml(theirs: &str, ours: &str) -> Merged {
         .filter(|(_, k)| **k)
         .map(|(l, _)| format!("{l}\n"))
         .collect();
-    if !has_ours {
-        if let Some(t) = toml_tables(ours).into_iter().find(|t| t.server().is_some()) {
-            let name = t.server().unwrap_or("mindex").to_string();
-            let taken = tables.iter().any(|x| x.server() == Some(name.as_str()));
-            let text: String = ours.lines().collect::<Vec<_>>()[t.start..t.end].join("\n");
-            let text = if taken {
-                text.replacen(
-                    &format!("[mcp_servers.{name}]"),
-                    &format!("[mcp_servers.{name}-vault]"),
-                    1,
-                )
-            } else {
-                text
-            };
-            if !out.is_empty() && !out.ends_with("\n\n") {
-                out.push('\n');
-            }
-            out.push_str(text.trim_end());
+    if !has_ours && let Some(t) = toml_tables(ours).into_iter().find(|t| t.server().is_some()) {
+        let name = t.server().unwrap_or("mindex").to_string();
+        let taken = tables.iter().any(|x| x.server() == Some(name.as_str()));
+        let text: String = ours.lines().collect::<Vec<_>>()[t.start..t.end].join("\n");
+        let text = if taken {
+            text.replacen(
+                &format!("[mcp_servers.{name}]"),
+                &format!("[mcp_servers.{name}-vault]"),
+                1,
+            )
+        } else {
+            text
+        };
+        if !out.is_empty() && !out.ends_with("\n\n") {
             out.push('\n');
-            added.push(format!(
-                "MCP server `{}`",
-                if taken { format!("{name}-vault") } else { name }
-            ));
         }
+        out.push_str(text.trim_end());
+        out.push('\n');
+        added.push(format!(
+            "MCP server `{}`",
+            if taken { format!("{name}-vault") } else { name }
+        ));
     }
     (out, removed, added)
 }
