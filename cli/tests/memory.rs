@@ -505,7 +505,7 @@ fn record_work_files_inside_exposed_roots_only() {
     );
     let before = fs::read_dir(f.vault.join("work")).unwrap().count();
     for (folder, why) in [
-        ("work", "not inside an exposed root"),
+        ("drafts", "not inside an exposed root"),
         ("work/secrets", "not inside an exposed root"),
         ("brain/../work", "traversal"),
         ("brain/../../elsewhere", "traversal"),

@@ -730,6 +730,16 @@ mod tests {
             "{:?}",
             exposure.roots()
         );
+        // Every note the template writes (its manuals and templates aside) is readable by
+        // agents: `health` has no hidden folder to warn about in a new vault.
+        for (rel, _) in TEMPLATE_FILES {
+            if rel.ends_with(".md") && !rel.starts_with('.') && !manifest.is_infrastructure(rel) {
+                assert!(
+                    exposure.may_read(rel).is_ok(),
+                    "{rel} is hidden from agents"
+                );
+            }
+        }
     }
 
     #[test]
