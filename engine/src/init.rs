@@ -742,6 +742,34 @@ mod tests {
         }
     }
 
+    /// Issue 19: a merge adds the commands and subagents a vault lacks and never overwrites one
+    /// the user edited.
+    #[test]
+    fn merge_adds_missing_commands_and_keeps_edited_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path().join("v");
+        fs::create_dir_all(v.join(".claude/commands")).unwrap();
+        fs::write(v.join(".claude/commands/wrap-up.md"), "my own wrap-up\n").unwrap();
+        let r = init_vault(&v, &merge()).unwrap();
+        assert_eq!(
+            fs::read_to_string(v.join(".claude/commands/wrap-up.md")).unwrap(),
+            "my own wrap-up\n"
+        );
+        assert!(
+            r.kept
+                .iter()
+                .any(|k| k.path == ".claude/commands/wrap-up.md")
+        );
+        for rel in [
+            ".claude/commands/standup.md",
+            ".gemini/commands/wrap-up.toml",
+            ".codex/prompts/wrap-up.md",
+            ".claude/agents/context-loader.md",
+        ] {
+            assert!(r.created.iter().any(|c| c == rel), "{rel}");
+        }
+    }
+
     #[test]
     fn agent_configs_call_the_binary_given() {
         let dir = tempfile::tempdir().unwrap();
