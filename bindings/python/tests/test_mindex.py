@@ -100,7 +100,7 @@ def test_remember_and_recall(vault: mindex.Vault) -> None:
     assert h["memories"] == 1
     w = vault.record_work("Wire Python", "Bound the engine.", folder="brain", project="atlas")
     assert w["recorded"] is True and w["path"].startswith("brain/")
-    refused = vault.record_work("T", "S", folder="work", project="atlas")
+    refused = vault.record_work("T", "S", folder="drafts", project="atlas")
     assert refused["recorded"] is False and refused["refusal"]["kind"] == "placement"
     assert "exposed root" in refused["message"]
 
