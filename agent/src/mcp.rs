@@ -156,15 +156,12 @@ struct Session {
 
 type Sink = Box<dyn Fn(&str) + Send + Sync>;
 
-/// One MCP session over a vault. Feed it input lines with [`McpServer::handle_line`] (or a whole
-/// transport with [`McpServer::serve`]); it writes each outgoing message (one JSON object, no
-/// newline) to the sink.
-pub struct McpServer {
+/// What every session of one server process shares: the vault, the embedding model (loaded
+/// once, on first use) and the bounded worker lanes. `mindex mcp` has one session; `mindex
+/// serve` one per HTTP client, all on one backend, so a hundred clients cost one model and
+/// [`MCP_WORKERS`] threads, not a hundred of each.
+pub struct Backend {
     vault: Vault,
-    opts: McpOptions,
-    sink: Sink,
-    session: Mutex<Session>,
-    changed: Condvar,
     model: OnceLock<Option<Arc<BertEmbedder>>>,
     /// Every request but `reason`.
     general: Arc<Lane>,
@@ -172,17 +169,59 @@ pub struct McpServer {
     reasoning: Arc<Lane>,
 }
 
-impl Drop for McpServer {
+impl Backend {
+    /// A backend serving `vault`.
+    pub fn new(vault: Vault) -> Arc<Backend> {
+        Arc::new(Backend {
+            vault,
+            model: OnceLock::new(),
+            general: Lane::new("worker", MCP_WORKERS, MCP_QUEUE),
+            reasoning: Lane::new("reason", REASON_WORKERS, REASON_QUEUE),
+        })
+    }
+
+    /// The vault served.
+    pub fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    /// Blocks until no request of any session is queued or running.
+    pub fn wait_idle(&self) {
+        self.general.wait_idle();
+        self.reasoning.wait_idle();
+    }
+}
+
+impl Drop for Backend {
     fn drop(&mut self) {
         self.general.shutdown();
         self.reasoning.shutdown();
     }
 }
 
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("vault", &self.vault.root())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One MCP session over a vault. Feed it input lines with [`McpServer::handle_line`] (or a whole
+/// transport with [`McpServer::serve`]); it writes each outgoing message (one JSON object, no
+/// newline) to the sink.
+pub struct McpServer {
+    backend: Arc<Backend>,
+    opts: McpOptions,
+    sink: Sink,
+    session: Mutex<Session>,
+    changed: Condvar,
+}
+
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("vault", &self.vault.root())
+            .field("vault", &self.backend.vault.root())
             .finish_non_exhaustive()
     }
 }
@@ -194,13 +233,22 @@ impl McpServer {
         opts: McpOptions,
         sink: impl Fn(&str) + Send + Sync + 'static,
     ) -> Arc<McpServer> {
+        McpServer::on_backend(Backend::new(vault), opts, sink)
+    }
+
+    /// A session on a shared [`Backend`] (one per HTTP client of `mindex serve`).
+    pub fn on_backend(
+        backend: Arc<Backend>,
+        opts: McpOptions,
+        sink: impl Fn(&str) + Send + Sync + 'static,
+    ) -> Arc<McpServer> {
         let first = opts
             .caller
             .clone()
             .or_else(|| opts.fallback_caller.clone())
             .unwrap_or_else(Caller::anonymous);
         Arc::new(McpServer {
-            vault,
+            backend,
             opts,
             sink: Box::new(sink),
             session: Mutex::new(Session {
@@ -215,10 +263,11 @@ impl McpServer {
                 caller: first,
             }),
             changed: Condvar::new(),
-            model: OnceLock::new(),
-            general: Lane::new("worker", MCP_WORKERS, MCP_QUEUE),
-            reasoning: Lane::new("reason", REASON_WORKERS, REASON_QUEUE),
         })
+    }
+
+    fn vault(&self) -> &Vault {
+        &self.backend.vault
     }
 
     fn send(&self, v: &Value) {
@@ -248,7 +297,7 @@ impl McpServer {
     /// `message` without absolute paths: the vault's own path becomes `<vault>`, any other
     /// absolute path (`/a/b…`, a drive or UNC path, a home folder) `<path>`.
     fn scrub(&self, message: &str) -> String {
-        scrub_paths(message, self.vault.root())
+        scrub_paths(message, self.vault().root())
     }
 
     /// Answers a message that was over [`MAX_MESSAGE_BYTES`] (`bytes` long, or longer) and was
@@ -283,10 +332,10 @@ impl McpServer {
         self.wait_idle();
     }
 
-    /// Blocks until no request is queued or running.
+    /// Blocks until no request is queued or running (on the backend, which may serve other
+    /// sessions too).
     pub fn wait_idle(&self) {
-        self.general.wait_idle();
-        self.reasoning.wait_idle();
+        self.backend.wait_idle();
     }
 
     /// Handles one input line. A request is queued on the worker pool and its [`Ticket`]
@@ -341,9 +390,9 @@ impl McpServer {
                 let is_reason = m == "tools/call"
                     && params.get("name").and_then(Value::as_str) == Some("reason");
                 let lane = if is_reason {
-                    &self.reasoning
+                    &self.backend.reasoning
                 } else {
-                    &self.general
+                    &self.backend.general
                 };
                 let me = self.clone();
                 let answer_id = id.clone();
@@ -466,14 +515,14 @@ impl McpServer {
                 })
                 .unwrap_or_default();
             before = s.caller.project.clone();
-            let from_roots = Caller::from_roots(&roots, self.vault.root());
+            let from_roots = Caller::from_roots(&roots, self.vault().root());
             // Roots that name nobody (none, no `file://` one, an error) leave the fallback.
             let named = from_roots.project.is_some() || from_roots.is_vault;
             let caller = match (named, &self.opts.fallback_caller) {
                 (false, Some(fallback)) => fallback.clone(),
                 _ => from_roots,
             };
-            let caller = self.vault.identify(caller);
+            let caller = self.vault().identify(caller);
             after = caller.project.clone();
             s.roots = roots;
             s.caller = caller;
@@ -529,10 +578,11 @@ impl McpServer {
 
     /// The default model, when vectors exist for it and it is installed.
     fn embedder(&self) -> Option<Arc<BertEmbedder>> {
-        if !self.opts.use_vectors || self.vault.vector_status().is_none() {
+        if !self.opts.use_vectors || self.vault().vector_status().is_none() {
             return None;
         }
-        self.model
+        self.backend
+            .model
             .get_or_init(|| {
                 BertEmbedder::load(&mindex::embed::model_dir(None))
                     .ok()
@@ -583,7 +633,7 @@ impl McpServer {
             }
             "resources/list" => {
                 let caller = self.caller()?;
-                let resources = self.vault.scoped(&caller).resources();
+                let resources = self.vault().scoped(&caller).resources();
                 Ok(json!({ "resources": resources }))
             }
             "resources/read" => {
@@ -593,7 +643,7 @@ impl McpServer {
                     .ok_or_else(|| invalid_params("`uri` is required"))?;
                 check_len("uri", uri, MAX_PATH_CHARS)?;
                 let caller = self.caller()?;
-                match self.vault.scoped(&caller).read_uri(uri) {
+                match self.vault().scoped(&caller).read_uri(uri) {
                     // The URI is kept intact (not sanitised away): it names a vault note, not a
                     // local path.
                     Err(_) => Err(RpcError {
@@ -864,7 +914,7 @@ mod tests {
     /// so this is what a burst could grow (counted per server, so tests running beside it in the
     /// same process do not disturb it).
     fn threads_now(s: &McpServer) -> usize {
-        s.general.workers() + s.reasoning.workers()
+        s.backend.general.workers() + s.backend.reasoning.workers()
     }
 
     fn call(s: &Arc<McpServer>, v: Value) {
@@ -1862,7 +1912,7 @@ mod tests {
         });
         // The owner's view names the file and its project.
         let owner = s
-            .vault
+            .vault()
             .health(&Caller::named("zephyrcorp").unwrap())
             .unwrap();
         let owner_text = format!("{:?}{:?}", owner.warnings, owner.notes);

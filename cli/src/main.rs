@@ -166,7 +166,12 @@ enum Command {
         rerank_candidates: usize,
     },
     /// What is indexed, what the last update did, and what changed on disk since.
-    Status,
+    Status {
+        /// Also read every index file and verify its checksum (slower: proportional to the
+        /// index size). By default only missing or empty index files are looked for.
+        #[arg(long)]
+        verify: bool,
+    },
     /// Record a lesson as a scoped memory (refused when it duplicates one or breaks the rules;
     /// exit status 3 then).
     Remember {
@@ -308,6 +313,41 @@ enum Command {
         /// Milliseconds a tool call waits for the client's roots (the caller's identity).
         #[arg(long, default_value_t = 2000)]
         identity_timeout_ms: u64,
+        /// Never load the embedding model (lexical search only).
+        #[arg(long)]
+        no_vectors: bool,
+    },
+    /// Serve the vault to a team: MCP over Streamable HTTP at /mcp. Every client sends
+    /// `Authorization: Bearer <token>`; the tokens file (outside the vault) maps each token to
+    /// a caller. Plain HTTP: put a TLS reverse proxy in front to serve other machines.
+    /// SIGINT/SIGTERM stop it gracefully.
+    Serve {
+        /// Address to listen on (loopback by default).
+        #[arg(long, default_value = mindex_agent::serve::DEFAULT_BIND, value_name = "ADDR")]
+        bind: String,
+        /// Tokens file: one `CALLER TOKEN` per line, mode 600, outside the vault. Default:
+        /// ~/.config/mindex/serve-tokens.
+        #[arg(long, env = "MINDEX_SERVE_TOKENS", value_name = "FILE")]
+        tokens: Option<PathBuf>,
+        /// Make a new token for CALLER (a project name), append it to the tokens file, print it
+        /// and exit.
+        #[arg(long, value_name = "CALLER")]
+        add_token: Option<String>,
+        /// Also accept this Host header (the name a reverse proxy forwards); repeatable.
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_hosts: Vec<String>,
+        /// Accept requests carrying this Origin header (browsers); repeatable. Others get 403.
+        #[arg(long = "allow-origin", value_name = "ORIGIN")]
+        allow_origins: Vec<String>,
+        /// Most sessions open at once.
+        #[arg(long, default_value_t = 1000)]
+        max_sessions: usize,
+        /// Seconds a request (other than `reason`) may take before it is answered 504.
+        #[arg(long, default_value_t = 60)]
+        request_timeout_s: u64,
+        /// Also keep the index current while notes change (as `mindex watch` does).
+        #[arg(long)]
+        watch: bool,
         /// Never load the embedding model (lexical search only).
         #[arg(long)]
         no_vectors: bool,
@@ -495,6 +535,34 @@ fn text_arg(s: &str) -> anyhow::Result<String> {
 }
 
 /// Runs the MCP server on stdin/stdout until stdin ends, then waits for requests in flight.
+/// Keeps the index current while notes change, on a thread (`mcp --watch`, `serve --watch`): a
+/// second handle on the same vault writes, the server reads and reloads on every commit. When
+/// the watcher stops (the vault moved or was deleted) or meets a problem (a model that cannot
+/// load), it says so on stderr, which MCP clients keep as the server's log.
+fn watch_in_background(cli: &Cli, embed: bool) -> anyhow::Result<()> {
+    let watched = open(cli)?;
+    std::thread::spawn(move || {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let load = || load_model(None).map(|m| Box::new(m) as Box<dyn mindex::Embedder>);
+        let embedder: Option<mindex::watch::EmbedderLoader<'_>> =
+            if embed { Some(&load) } else { None };
+        let r = watched.watch_with(
+            &mindex::watch::WatchOptions::default(),
+            embedder,
+            &stop,
+            &mut |e| {
+                if let mindex::watch::WatchEvent::Problem(p) = e {
+                    eprintln!("warning: {p}");
+                }
+            },
+        );
+        if let Err(e) = r {
+            eprintln!("warning: watching stopped: {e}");
+        }
+    });
+    Ok(())
+}
+
 fn serve_mcp(vault: Vault, opts: mindex_agent::McpOptions) -> anyhow::Result<()> {
     use std::io::Write;
     let out = std::sync::Mutex::new(std::io::stdout());
@@ -735,9 +803,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             )?;
             out.eval(&report)
         }
-        Command::Status => {
+        Command::Status { verify } => {
             let vault = open(cli)?;
-            let status = vault.status()?;
+            let status = vault.status_with(&mindex::StatusOptions { verify: *verify })?;
             out.status(&status)
         }
         Command::Remember {
@@ -884,33 +952,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         } => {
             let vault = open(cli)?;
             if *watch {
-                // A second handle on the same vault: the watcher writes, the server reads and
-                // reloads on every commit.
-                let watched = open(cli)?;
-                let embed = !*no_vectors;
-                std::thread::spawn(move || {
-                    let stop = std::sync::atomic::AtomicBool::new(false);
-                    let load =
-                        || load_model(None).map(|m| Box::new(m) as Box<dyn mindex::Embedder>);
-                    let embedder: Option<mindex::watch::EmbedderLoader<'_>> =
-                        if embed { Some(&load) } else { None };
-                    // The watcher retries what it can; when it stops (the vault was moved or
-                    // deleted), say so on stderr, which MCP clients keep as the server's log.
-                    // Problems (a model that cannot load) go there too.
-                    let r = watched.watch_with(
-                        &mindex::watch::WatchOptions::default(),
-                        embedder,
-                        &stop,
-                        &mut |e| {
-                            if let mindex::watch::WatchEvent::Problem(p) = e {
-                                eprintln!("warning: {p}");
-                            }
-                        },
-                    );
-                    if let Err(e) = r {
-                        eprintln!("warning: watching stopped: {e}");
-                    }
-                });
+                watch_in_background(cli, !*no_vectors)?;
             }
             // Who the caller is when the client's roots do not say: `--caller` /
             // `MINDEX_CALLER` always; else the repository the server runs in.
@@ -931,6 +973,88 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     fallback_caller,
                 },
             )
+        }
+        Command::Serve {
+            bind,
+            tokens,
+            add_token,
+            allow_hosts,
+            allow_origins,
+            max_sessions,
+            request_timeout_s,
+            watch,
+            no_vectors,
+        } => {
+            let tokens_path = match tokens {
+                Some(p) => p.clone(),
+                None => mindex_agent::serve::default_tokens_path().ok_or_else(|| {
+                    anyhow::anyhow!("no home folder to keep the tokens file in: name one with --tokens FILE")
+                })?,
+            };
+            if let Some(name) = add_token {
+                let token = mindex_agent::serve::add_token(&tokens_path, name)
+                    .map_err(anyhow::Error::msg)?;
+                if cli.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"caller": name.trim().to_lowercase(), "token": token,
+                            "tokens_file": tokens_path})
+                    );
+                } else {
+                    println!("{token}");
+                    eprintln!(
+                        "added a token for {} to {}; a client sends it as `Authorization: Bearer <token>`",
+                        name.trim().to_lowercase(),
+                        tokens_path.display()
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let vault = open(cli)?;
+            let tokens = mindex_agent::serve::Tokens::load(&tokens_path, vault.root())
+                .map_err(anyhow::Error::msg)?;
+            if *watch {
+                watch_in_background(cli, !*no_vectors)?;
+            }
+            let root = vault.root().to_path_buf();
+            let count = tokens.len();
+            let server = mindex_agent::serve::HttpServer::bind(
+                mindex_agent::Backend::new(vault),
+                tokens,
+                mindex_agent::serve::ServeOptions {
+                    bind: bind.clone(),
+                    allowed_hosts: allow_hosts.clone(),
+                    allowed_origins: allow_origins.clone(),
+                    max_sessions: (*max_sessions).max(1),
+                    request_timeout: std::time::Duration::from_secs((*request_timeout_s).max(1)),
+                    mcp: mindex_agent::McpOptions {
+                        use_vectors: !*no_vectors,
+                        reason: reason_options(None),
+                        ..mindex_agent::McpOptions::default()
+                    },
+                    ..mindex_agent::serve::ServeOptions::default()
+                },
+            )
+            .map_err(anyhow::Error::msg)?;
+            let addr = server.local_addr();
+            let stop = mindex_agent::serve::stop_on_signals();
+            eprintln!(
+                "mindex serve: MCP (Streamable HTTP) at http://{addr}{} for {}; {count} token(s) from {}",
+                mindex_agent::serve::ENDPOINT,
+                root.display(),
+                tokens_path.display()
+            );
+            if !addr.ip().is_loopback() {
+                eprintln!(
+                    "mindex serve: listening beyond this machine over plain HTTP: put a TLS reverse proxy in front (README, \"Serving a team\")"
+                );
+            }
+            let stats = server.run(stop);
+            eprintln!(
+                "mindex serve: stopped after {} request(s) ({} refused), {} session(s)",
+                stats.requests, stats.refused, stats.sessions
+            );
+            Ok(())
         }
         Command::Reason {
             question,

@@ -750,15 +750,34 @@ impl Out {
             let _ = writeln!(
                 s,
                 "DAMAGED:      {} — run `mindex update --rebuild` (the vault is intact; the index is rebuilt from it)",
-                plural(
-                    st.damaged.len(),
-                    "index file fails its checksum",
-                    "index files fail their checksum"
-                )
+                if st.verified {
+                    plural(
+                        st.damaged.len(),
+                        "index file is missing or fails its checksum",
+                        "index files are missing or fail their checksum",
+                    )
+                } else {
+                    plural(
+                        st.damaged.len(),
+                        "index file is missing or empty",
+                        "index files are missing or empty",
+                    )
+                }
             );
             for d in st.damaged.iter().take(5) {
                 let _ = writeln!(s, "              {d}");
             }
+        }
+        if st.indexed && st.damaged.is_empty() {
+            let _ = writeln!(
+                s,
+                "Index files:  {}",
+                if st.verified {
+                    "all present, every checksum verified"
+                } else {
+                    "all present (checksums not read; `mindex status --verify` reads them)"
+                }
+            );
         }
         if st.pending.is_empty() {
             let _ = writeln!(s, "Pending:      none, the index is up to date");

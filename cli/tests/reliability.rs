@@ -200,7 +200,7 @@ fn a_damaged_index_is_detected_and_rebuilt_from_the_vault() {
                     "{what}: the error says how to recover: {msg}"
                 );
             }
-            let st = mindex(&["status", "--json", "--vault", vs]);
+            let st = mindex(&["status", "--verify", "--json", "--vault", vs]);
             no_crash(&st, &what);
             let flagged = st.status.success() && {
                 let v: Value = serde_json::from_slice(&st.stdout).unwrap();
@@ -289,7 +289,7 @@ fn a_killed_update_leaves_an_index_that_opens_tells_the_truth_and_finishes() {
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         let what = format!("round {k} (killed after {delay:?})");
-        let st = mindex(&["status", "--json", "--vault", vs]);
+        let st = mindex(&["status", "--verify", "--json", "--vault", vs]);
         no_crash(&st, &what);
         if st.status.success() {
             let s: Value = serde_json::from_slice(&st.stdout).unwrap();
@@ -963,7 +963,7 @@ fn a_killed_embed_leaves_vectors_that_open_and_a_rerun_completes() {
         let _ = child.kill();
         let _ = child.wait();
         let what = format!("round {k} (killed after {delay:?})");
-        let st = mindex(&["status", "--json", "--vault", vs]);
+        let st = mindex(&["status", "--verify", "--json", "--vault", vs]);
         no_crash(&st, &what);
         assert!(
             st.status.success(),

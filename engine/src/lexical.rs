@@ -246,6 +246,41 @@ impl Lexical {
         })
     }
 
+    /// The index files that are missing or empty (a `stat` per file, nothing read): the cheap
+    /// check `status` runs by default.
+    pub fn missing_files(&self) -> Result<Vec<String>> {
+        let metas = self
+            .index
+            .searchable_segment_metas()
+            .map_err(|e| corrupt(&self.dir, e))?;
+        let mut out: Vec<String> = metas
+            .iter()
+            .flat_map(|m| {
+                use tantivy::index::SegmentComponent as C;
+                let mut parts = vec![
+                    C::Postings,
+                    C::Positions,
+                    C::Terms,
+                    C::Store,
+                    C::FastFields,
+                    C::FieldNorms,
+                ];
+                if m.has_deletes() {
+                    parts.push(C::Delete);
+                }
+                parts
+                    .into_iter()
+                    .map(|c| self.dir.join(m.relative_path(c)))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|p| std::fs::metadata(p).map_or(true, |m| m.len() == 0))
+            .map(|p| p.display().to_string())
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// The index files whose checksum does not match their content (reads every file).
     pub fn damaged_files(&self) -> Result<Vec<String>> {
         let mut out: Vec<String> = self

@@ -68,7 +68,7 @@ pub use report::{UpdateReport, Warning, WarningKind};
 pub use scoped::Scoped;
 pub use vault::{
     NoProgress, Outcome, Progress, ReasonOptions, Reasoning, Recall, RecallOptions, Refusal,
-    Remembered, Status, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
+    Remembered, Status, StatusOptions, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
 };
 
 /// The version of this library.

@@ -25,7 +25,7 @@ mod vectors;
 mod work;
 
 pub(crate) use read::note_text;
-pub use read::{MultiGetItem, NoteText, Status};
+pub use read::{MultiGetItem, NoteText, Status, StatusOptions};
 pub(crate) use update::link_targets;
 pub use vectors::{
     EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, VectorCoverage, VectorStatus,
@@ -305,6 +305,43 @@ mod tests {
             live.texts_missing(|k| k == first).unwrap(),
             vec![want[1].clone()]
         );
+    }
+
+    #[test]
+    fn status_looks_for_missing_files_and_verify_reads_checksums() {
+        let (dir, v) = vault_with(&[(
+            "pools.md",
+            "# Pools\n\nconnection pool exhaustion under load\n".into(),
+        )]);
+        let st = v.status().unwrap();
+        assert!(st.damaged.is_empty() && !st.verified, "{:?}", st.damaged);
+        let st = v.status_with(&StatusOptions { verify: true }).unwrap();
+        assert!(st.damaged.is_empty() && st.verified, "{:?}", st.damaged);
+        // The largest segment file: garbled, only a verified status sees it; emptied, both do.
+        let lexical = v.lexical_dir();
+        let mut files: Vec<_> = std::fs::read_dir(&lexical)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x != "json" && x != "lock"))
+            .collect();
+        files.sort_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0));
+        let target = files.last().unwrap().clone();
+        let mut bytes = std::fs::read(&target).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xA5;
+        std::fs::write(&target, &bytes).unwrap();
+        assert!(v.status().unwrap().damaged.is_empty());
+        let st = v.status_with(&StatusOptions { verify: true }).unwrap();
+        assert!(!st.damaged.is_empty(), "garbled {target:?} not seen");
+        std::fs::write(&target, b"").unwrap();
+        let st = v.status().unwrap();
+        assert!(
+            st.damaged.iter().any(|d| d.contains(&*target.file_name().unwrap().to_string_lossy())),
+            "{:?}",
+            st.damaged
+        );
+        drop(dir);
     }
 
     #[test]

@@ -479,6 +479,25 @@ pub unsafe extern "C" fn mindex_vault_status(
     })
 }
 
+/// [`mindex_vault_status`], also reading every index file to verify its checksum (`mindex status
+/// --verify`): slower, proportional to the index size.
+///
+/// # Safety
+/// `vault` live; `out` valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mindex_vault_status_verify(
+    vault: *const mindex_vault,
+    out: *mut *mut mindex_string,
+) -> *mut mindex_error {
+    boundary(|| {
+        // SAFETY: forwarded from the caller.
+        let slot = unsafe { out_slot(out, "out") }?;
+        let v = unsafe { handle(vault, "vault") }?;
+        *slot = json_string(&v.inner.status_with(&mindex::StatusOptions { verify: true })?)?;
+        Ok(())
+    })
+}
+
 /// Loads an embedding model from `model_dir` (config.json, tokenizer.json, model.safetensors);
 /// NULL for the default (`$MINDEX_MODEL_DIR`, else the per-user models folder).
 ///

@@ -18,7 +18,7 @@ use mindex::{SubQuery, SubQueryKind};
 
 impl McpServer {
     pub(super) fn call_tool(&self, name: &str, args: &Value, caller: &Caller) -> RpcResult {
-        let view = self.vault.scoped(caller);
+        let view = self.vault().scoped(caller);
         match name {
             "search" | "query" => {
                 let limit = arg_usize(args, "limit", if name == "search" { 5 } else { 10 })?;

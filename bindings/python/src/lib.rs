@@ -438,10 +438,15 @@ impl PyVault {
         to_obj(py, &items)
     }
 
-    /// What is indexed, what the last update did, what changed on disk since.
-    fn status(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    /// What is indexed, what the last update did, what changed on disk since. `verify=True`
+    /// also reads every index file to check its checksum (by default only missing or empty
+    /// index files are looked for).
+    #[pyo3(signature = (*, verify = false))]
+    fn status(&self, py: Python<'_>, verify: bool) -> PyResult<Py<PyAny>> {
         let v = self.inner.clone();
-        let s = py.detach(move || v.status()).or_raise(py)?;
+        let s = py
+            .detach(move || v.status_with(&mindex::StatusOptions { verify }))
+            .or_raise(py)?;
         to_obj(py, &s)
     }
 

@@ -61,6 +61,9 @@ def test_get_status_expand_audit(vault: mindex.Vault) -> None:
     assert note["path"] == "brain/Patterns.md" and "Idempotency keys" in note["text"]
     status = vault.status()
     assert status["indexed"] is True and status["notes"] >= 10
+    assert status["verified"] is False and status["damaged"] == []
+    checked = vault.status(verify=True)
+    assert checked["verified"] is True and checked["damaged"] == []
     e = vault.expand("Key Decisions")
     assert any(l["label"] == "Payments Migration" for l in e["links_out"])
     assert "orphans" in vault.audit()

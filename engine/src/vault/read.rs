@@ -53,6 +53,14 @@ pub enum MultiGetItem {
     },
 }
 
+/// How much [`Vault::status_with`] checks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatusOptions {
+    /// Read every index file and verify its checksum (proportional to the index size: about a
+    /// second per GiB). Without it, status only looks for missing or empty index files.
+    pub verify: bool,
+}
+
 /// What [`Vault::status`] reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
@@ -77,9 +85,13 @@ pub struct Status {
     pub warnings: Vec<Warning>,
     /// The vector store, if `embed` ever ran.
     pub vectors: Option<VectorStatus>,
-    /// Index files that fail their checksum, or why the index cannot be read at all; empty when
-    /// the index is sound. Anything here means `mindex update --rebuild`.
+    /// Index files that are missing or empty (or, when [`Status::verified`], fail their
+    /// checksum), or why the index cannot be read at all; empty when the index is sound.
+    /// Anything here means `mindex update --rebuild`.
     pub damaged: Vec<String>,
+    /// Whether every index file was read to verify its checksum ([`StatusOptions::verify`]);
+    /// otherwise only missing and empty files were looked for, which costs no read.
+    pub verified: bool,
     /// Distinct chunks of the index without a vector for the store's model (`None` without
     /// vectors or without an index): they rank only lexically until `embed` (or `watch`) runs.
     pub missing_vectors: Option<usize>,
@@ -262,8 +274,15 @@ impl Vault {
         Ok(out)
     }
 
-    /// Reports what is indexed, what the last update did, and what changed on disk since.
+    /// Reports what is indexed, what the last update did, and what changed on disk since;
+    /// index files are checked for presence only (see [`Vault::status_with`]).
     pub fn status(&self) -> Result<Status> {
+        self.status_with(&StatusOptions::default())
+    }
+
+    /// [`Vault::status`], with [`StatusOptions::verify`] reading every index file to verify
+    /// its checksum.
+    pub fn status_with(&self, opts: &StatusOptions) -> Result<Status> {
         let state = match IndexState::load(&self.state_path()) {
             Ok(s) => s,
             Err(Error::Corrupt { .. }) => None,
@@ -298,7 +317,14 @@ impl Vault {
         }
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
         let damaged = if indexed {
-            match Lexical::open(&self.lexical_dir()).and_then(|l| l.damaged_files()) {
+            let check = |l: Lexical| {
+                if opts.verify {
+                    l.damaged_files()
+                } else {
+                    l.missing_files()
+                }
+            };
+            match Lexical::open(&self.lexical_dir()).and_then(check) {
                 Ok(files) => files,
                 Err(e) => vec![e.to_string()],
             }
@@ -312,6 +338,7 @@ impl Vault {
         };
         Ok(Status {
             damaged,
+            verified: opts.verify && indexed,
             missing_vectors,
             vault: self.root.clone(),
             index_dir: self.index_dir.clone(),

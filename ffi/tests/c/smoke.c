@@ -216,6 +216,12 @@ int main(int argc, char **argv) {
   out = NULL;
   if (ok(mindex_vault_status(vault, &out), "status")) {
     CHECK(contains(out, "\"indexed\":true"), "status");
+    CHECK(contains(out, "\"verified\":false"), "status reads no index file by default");
+    mindex_string_free(out);
+  }
+  out = NULL;
+  if (ok(mindex_vault_status_verify(vault, &out), "status --verify")) {
+    CHECK(contains(out, "\"verified\":true") && contains(out, "\"damaged\":[]"), "status --verify");
     mindex_string_free(out);
   }
 
