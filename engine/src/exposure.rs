@@ -510,6 +510,18 @@ pub(crate) fn head_frontmatter(
 /// from memories) and notes without the key are passed over, so no agent write can add, change
 /// or cancel a project's platforms. No project or no such note gives an empty list.
 pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> Vec<String> {
+    caller_platforms_among(vault_root, memory_root, project, None)
+}
+
+/// [`caller_platforms`], looking only at `candidates` (vault-relative paths of the notes named
+/// `<project>.md`, e.g. from the index, in path order) when given, instead of walking the vault:
+/// what a long-lived server does on every call, whatever the vault's size.
+pub fn caller_platforms_among(
+    vault_root: &Path,
+    memory_root: &str,
+    project: &str,
+    candidates: Option<&[String]>,
+) -> Vec<String> {
     let project = project.trim();
     if project.is_empty() || project.contains(['/', '\\']) {
         return Vec::new();
@@ -518,7 +530,7 @@ pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> 
     let mem_root = clean_memory_root(memory_root);
     let mem: Vec<&str> = mem_root.split('/').collect();
     let mut items = Vec::new();
-    walk_markdown(vault_root, usize::MAX, &mut |rel, abs| {
+    let mut visit = |rel: &str, abs: &Path| -> bool {
         let segs: Vec<&str> = rel.split('/').collect();
         if starts_with_segments(&segs, &mem) || last_segment(rel).to_lowercase() != wanted {
             return false;
@@ -536,7 +548,20 @@ pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> 
             }
             _ => false,
         }
-    });
+    };
+    match candidates {
+        Some(list) => {
+            for rel in list {
+                let hidden = rel
+                    .split('/')
+                    .any(|seg| seg.starts_with('.') || SKIP_DIRS.contains(&seg));
+                if !hidden && visit(rel, &vault_root.join(rel)) {
+                    break;
+                }
+            }
+        }
+        None => walk_markdown(vault_root, usize::MAX, &mut visit),
+    }
     items
 }
 

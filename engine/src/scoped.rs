@@ -836,6 +836,8 @@ mod tests {
             "---\nplatforms: [ios, web]\n---\n# Atlas\n",
         )
         .unwrap();
+        // The project note is looked up in the index (a term lookup, not a walk of the vault).
+        v.update(&crate::NoProgress).unwrap();
         let named = Caller::named("atlas").unwrap();
         assert!(named.platforms.is_empty());
         let view = v.scoped(&named);

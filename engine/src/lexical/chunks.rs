@@ -267,3 +267,86 @@ impl Lexical {
         }
     }
 }
+
+impl Lexical {
+    /// The paths of the indexed notes whose file name is `file_name` (compared without case),
+    /// sorted; `None` when the name has no word the index holds (the caller then looks on
+    /// disk). A term lookup, so its cost follows the notes sharing the name's words, not the
+    /// vault's size: the name's words are in the note's tokenised path, or (when the file name
+    /// is the title, which the path field then leaves out) in its title.
+    pub fn paths_named(&self, file_name: &str) -> Result<Option<Vec<String>>> {
+        use tantivy::collector::DocSetCollector;
+        use tantivy::query::{BooleanQuery, Occur, Query};
+        use tantivy::tokenizer::TokenStream;
+
+        let stem = file_name
+            .strip_suffix(".md")
+            .or_else(|| file_name.strip_suffix(".MD"))
+            .unwrap_or(file_name);
+        // Every word of the stem, as `field`'s analyzer makes them, all required.
+        let all_words = |analyzer: &str, field: Field| -> Option<Box<dyn Query>> {
+            let mut analyzer = self.index.tokenizers().get(analyzer)?;
+            let mut words: Vec<String> = Vec::new();
+            let mut stream = analyzer.token_stream(stem);
+            while stream.advance() {
+                let w = stream.token().text.clone();
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+            if words.is_empty() {
+                return None;
+            }
+            let clauses: Vec<(Occur, Box<dyn Query>)> = words
+                .iter()
+                .map(|w| {
+                    let q: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_text(field, w),
+                        IndexRecordOption::Basic,
+                    ));
+                    (Occur::Must, q)
+                })
+                .collect();
+            Some(Box::new(BooleanQuery::new(clauses)))
+        };
+        let either: Vec<(Occur, Box<dyn Query>)> = [
+            all_words("default", self.fields.path_text),
+            all_words(super::fields::ANALYZER, self.fields.title),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|q| (Occur::Should, q))
+        .collect();
+        if either.is_empty() {
+            return Ok(None);
+        }
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(self.fields.kind, super::KIND_NOTE),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(BooleanQuery::new(either)),
+            ),
+        ]);
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let wanted = file_name.to_lowercase();
+        let mut out = Vec::new();
+        for addr in searcher.search(&query, &DocSetCollector)? {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let path = text_of(&doc, self.fields.path);
+            let name = path.rsplit('/').next().unwrap_or(&path);
+            if name.to_lowercase() == wanted {
+                out.push(path);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(Some(out))
+    }
+}

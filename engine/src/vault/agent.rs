@@ -74,12 +74,23 @@ impl Vault {
         AuditLog::new(self.index_dir.join("audit.jsonl"))
     }
 
-    /// Fills in the caller's platforms from its project's own note in the vault.
+    /// Fills in the caller's platforms from its project's own note in the vault. The note is
+    /// looked up by name in the index when there is one (a term lookup: the cost of every agent
+    /// call must not grow with the vault), else found by walking the vault.
     pub fn identify(&self, mut caller: Caller) -> Caller {
         if let Some(p) = &caller.project {
             let ctx = self.agent();
-            caller.platforms =
-                crate::exposure::caller_platforms(&self.root, &ctx.memory_root.root, p);
+            let file_name = format!("{}.md", p.trim());
+            let candidates = self
+                .lexical()
+                .ok()
+                .and_then(|l| l.paths_named(&file_name).ok().flatten());
+            caller.platforms = crate::exposure::caller_platforms_among(
+                &self.root,
+                &ctx.memory_root.root,
+                p,
+                candidates.as_deref(),
+            );
         }
         caller.identified = true;
         caller

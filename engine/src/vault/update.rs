@@ -265,10 +265,12 @@ impl Vault {
         };
         *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let state = self.state_path();
-        match fs::remove_file(&state) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(&state, e)),
+        for file in [crate::state::journal_path(&state), state] {
+            match fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&file, e)),
+            }
         }
         if lexical.is_dir() {
             fs::remove_dir_all(&lexical).map_err(|e| Error::io(&lexical, e))?;
@@ -489,7 +491,14 @@ impl Vault {
             rebuilt,
             warnings: warnings.len(),
         });
-        next.save(&self.state_path())?;
+        if rebuilt {
+            next.save(&self.state_path())?;
+        } else {
+            // Only what changed goes to disk: a no-op update writes one summary line.
+            next.generation = old.generation;
+            let changed = changed_rels(&old, &next);
+            next.save_changes(&self.state_path(), changed.iter().map(String::as_str))?;
+        }
         pending::remove(&settled);
         Ok(UpdateReport {
             unchanged: next.notes.len() - fresh.len(),
@@ -563,7 +572,7 @@ impl Vault {
             self.reindex_one(&writer, &mut state, rel)?;
         }
         writer.commit()?;
-        state.save(&self.state_path())?;
+        state.save_changes(&self.state_path(), all.iter().map(String::as_str))?;
         pending::remove(&tickets);
         let _ = fs::remove_file(&ticket);
         Ok(())
@@ -646,4 +655,31 @@ impl Vault {
         }
         Ok(())
     }
+}
+
+/// The notes (and skipped files) whose state differs between `old` and `next`, comparing the
+/// two maps (a lookup per entry).
+fn changed_rels(old: &IndexState, next: &IndexState) -> Vec<String> {
+    fn diff<V: PartialEq>(
+        a: &std::collections::BTreeMap<String, V>,
+        b: &std::collections::BTreeMap<String, V>,
+        out: &mut Vec<String>,
+    ) {
+        for (k, v) in a {
+            if b.get(k) != Some(v) {
+                out.push(k.clone());
+            }
+        }
+        for k in b.keys() {
+            if !a.contains_key(k) {
+                out.push(k.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    diff(&old.notes, &next.notes, &mut out);
+    diff(&old.skipped, &next.skipped, &mut out);
+    out.sort();
+    out.dedup();
+    out
 }
