@@ -58,8 +58,9 @@ fn main() -> anyhow::Result<()> {
     let root_s = root.to_str().context("utf-8 path")?.to_string();
     let mut rows = Vec::new();
 
-    // Full build, whole process, 3 runs from scratch.
-    let full = time_runs(3, |_| {
+    // Full build, whole process, 3 runs from scratch (`MINDEX_BENCH_BUILD_RUNS`: fewer at scale).
+    let build_runs = mindex_benches::env_usize("MINDEX_BENCH_BUILD_RUNS", 3).max(1);
+    let full = time_runs(build_runs, |_| {
         let _ = std::fs::remove_dir_all(root.join(".mindex"));
         let mut c = Command::new(&bin);
         c.args(["update", "-q", "--vault", &root_s]);
@@ -70,6 +71,7 @@ fn main() -> anyhow::Result<()> {
         &full,
         Some(10_000.0),
     ));
+    let build_rss = children_peak_rss_mib();
 
     // Settle racily-clean files, then no-op and one-note incremental updates.
     std::thread::sleep(std::time::Duration::from_millis(200));
@@ -197,6 +199,10 @@ fn main() -> anyhow::Result<()> {
         st.index_bytes as f64 / 1048576.0
     );
     println!(
+        "\nPeak RSS: {build_rss:.0} MiB (the full build); {:.0} MiB over every process of the run.",
+        children_peak_rss_mib()
+    );
+    println!(
         "\nMachine: {} cores. Binary: {}\n",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         bin.display()
@@ -211,4 +217,14 @@ fn main() -> anyhow::Result<()> {
         "\n`mindex search` p50 vs `grep -rli` p50: {ratio:.1}× faster (ranked, with snippets, vs unranked file list)."
     );
     Ok(())
+}
+
+/// The largest resident set of any child process waited for so far, in MiB.
+fn children_peak_rss_mib() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    u.ru_maxrss as f64 / 1024.0 // kilobytes on Linux
 }

@@ -223,13 +223,15 @@ impl IndexState {
     }
 
     /// Saves a state that differs from the one on disk (of generation `self.generation`) only
-    /// in the notes `rels` and the update summary: appends their lines to the journal, or
-    /// rewrites the whole file when the journal would outgrow its share. Callers hold the
-    /// index's writer lock, so no other writer appends meanwhile.
+    /// in the notes `rels` and, when `summary`, the update summary (`scanned_at_ns`,
+    /// `last_update`): appends their lines to the journal, or rewrites the whole file when the
+    /// journal would outgrow its share. Callers hold the index's writer lock, so no other
+    /// writer appends meanwhile.
     pub fn save_changes<'a>(
         &mut self,
         path: &Path,
         rels: impl IntoIterator<Item = &'a str>,
+        summary: bool,
     ) -> Result<()> {
         let base = match fs::metadata(path) {
             Ok(m) if self.generation != 0 => m.len(),
@@ -251,16 +253,21 @@ impl IndexState {
                 summary: None,
             })?;
         }
-        push(&JournalLine {
-            g: self.generation,
-            rel: None,
-            note: None,
-            skipped: None,
-            summary: Some(Summary {
-                scanned_at_ns: self.scanned_at_ns,
-                last_update: self.last_update.clone(),
-            }),
-        })?;
+        if summary {
+            push(&JournalLine {
+                g: self.generation,
+                rel: None,
+                note: None,
+                skipped: None,
+                summary: Some(Summary {
+                    scanned_at_ns: self.scanned_at_ns,
+                    last_update: self.last_update.clone(),
+                }),
+            })?;
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
         let journal = journal_path(path);
         let mut f = fs::OpenOptions::new()
             .read(true)
@@ -330,7 +337,7 @@ mod tests {
         s.notes.remove("n00002.md");
         s.notes.insert("new.md".into(), note("new"));
         s.scanned_at_ns = 42;
-        s.save_changes(&path, ["n00001.md", "n00002.md", "new.md"])
+        s.save_changes(&path, ["n00001.md", "n00002.md", "new.md"], true)
             .unwrap();
         // state.json is untouched; the journal holds four lines.
         assert_eq!(fs::metadata(&path).unwrap().len(), size);
@@ -346,7 +353,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (path, mut s) = base(d.path(), 100);
         s.notes.insert("a.md".into(), note("a"));
-        s.save_changes(&path, ["a.md"]).unwrap();
+        s.save_changes(&path, ["a.md"], false).unwrap();
         let journal = journal_path(&path);
         let mut f = fs::OpenOptions::new().append(true).open(&journal).unwrap();
         f.write_all(br#"{"g":1,"rel":"b.md","no"#).unwrap();
@@ -354,7 +361,7 @@ mod tests {
         let back = IndexState::load(&path).unwrap().unwrap();
         assert!(back.notes.contains_key("a.md") && !back.notes.contains_key("b.md"));
         s.notes.insert("c.md".into(), note("c"));
-        s.save_changes(&path, ["c.md"]).unwrap();
+        s.save_changes(&path, ["c.md"], false).unwrap();
         let back = IndexState::load(&path).unwrap().unwrap();
         assert_eq!(back.notes, s.notes);
         assert!(!fs::read_to_string(&journal).unwrap().contains(r#""rel":"b.md""#));
@@ -367,7 +374,7 @@ mod tests {
         let journal = journal_path(&path);
         let first = s.generation;
         s.notes.insert("a.md".into(), note("old"));
-        s.save_changes(&path, ["a.md"]).unwrap();
+        s.save_changes(&path, ["a.md"], false).unwrap();
         let stale = fs::read(&journal).unwrap();
         // Past the journal's share the whole file is rewritten and the journal goes.
         for i in 0..3_000 {
@@ -375,7 +382,7 @@ mod tests {
         }
         let rels: Vec<String> = (0..3_000).map(|i| format!("bulk{i}.md")).collect();
         s.notes.insert("a.md".into(), note("new"));
-        s.save_changes(&path, rels.iter().map(String::as_str))
+        s.save_changes(&path, rels.iter().map(String::as_str), false)
             .unwrap();
         assert!(!journal.exists());
         assert_ne!(s.generation, first);

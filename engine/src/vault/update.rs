@@ -497,7 +497,7 @@ impl Vault {
             // Only what changed goes to disk: a no-op update writes one summary line.
             next.generation = old.generation;
             let changed = changed_rels(&old, &next);
-            next.save_changes(&self.state_path(), changed.iter().map(String::as_str))?;
+            next.save_changes(&self.state_path(), changed.iter().map(String::as_str), true)?;
         }
         pending::remove(&settled);
         Ok(UpdateReport {
@@ -572,7 +572,7 @@ impl Vault {
             self.reindex_one(&writer, &mut state, rel)?;
         }
         writer.commit()?;
-        state.save_changes(&self.state_path(), all.iter().map(String::as_str))?;
+        state.save_changes(&self.state_path(), all.iter().map(String::as_str), false)?;
         pending::remove(&tickets);
         let _ = fs::remove_file(&ticket);
         Ok(())
