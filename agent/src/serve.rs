@@ -442,7 +442,10 @@ impl HttpServer {
         });
         // Stopping: whatever arrived but was not taken is told so.
         while let Ok(Some(request)) = self.http.try_recv() {
-            let _ = request.respond(to_response(Reply::text(503, "mindex serve is shutting down\n")));
+            let _ = request.respond(to_response(Reply::text(
+                503,
+                "mindex serve is shutting down\n",
+            )));
         }
         self.backend.wait_idle();
         self.sessions
@@ -458,7 +461,10 @@ impl HttpServer {
 
     /// How many sessions are open.
     pub fn session_count(&self) -> usize {
-        self.sessions.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.sessions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     fn answer(&self, mut request: tiny_http::Request) {
@@ -601,7 +607,10 @@ impl HttpServer {
     /// longer loads keeps the tokens last read, and says so on stderr.
     fn reload_tokens_if_changed(&self) {
         {
-            let mut checked = self.tokens_checked.lock().unwrap_or_else(|e| e.into_inner());
+            let mut checked = self
+                .tokens_checked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             if checked.elapsed() < TOKENS_RECHECK {
                 return;
             }
@@ -637,11 +646,7 @@ impl HttpServer {
     }
 
     /// The request's session id, checked against the caller that owns it.
-    fn session_of(
-        &self,
-        request: &tiny_http::Request,
-        caller: &Caller,
-    ) -> Result<String, Reply> {
+    fn session_of(&self, request: &tiny_http::Request, caller: &Caller) -> Result<String, Reply> {
         let Some(id) = header(request, "Mcp-Session-Id") else {
             return Err(Reply::error(
                 400,
@@ -670,7 +675,10 @@ impl HttpServer {
             return Reply::error(
                 415,
                 -32600,
-                format!("unsupported content type {:?}: send application/json", clip_url(ct)),
+                format!(
+                    "unsupported content type {:?}: send application/json",
+                    clip_url(ct)
+                ),
                 None,
             );
         }
@@ -754,7 +762,12 @@ impl HttpServer {
             .get(&session_id)
             .cloned()
         else {
-            return Reply::error(404, -32600, "session not found: initialize again", id.as_ref());
+            return Reply::error(
+                404,
+                -32600,
+                "session not found: initialize again",
+                id.as_ref(),
+            );
         };
         *session.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         let Some(id) = id.filter(|_| !method.is_empty()) else {
@@ -782,7 +795,12 @@ impl HttpServer {
             return Reply::error(500, -32603, "the token names no caller", id);
         };
         let Ok(session_id) = random_hex(16) else {
-            return Reply::error(500, -32603, "cannot make a session id (no random source)", id);
+            return Reply::error(
+                500,
+                -32603,
+                "cannot make a session id (no random source)",
+                id,
+            );
         };
         {
             let mut sessions = self.sessions.write().unwrap_or_else(|e| e.into_inner());
@@ -858,7 +876,10 @@ impl HttpServer {
                 return Reply::error(
                     409,
                     -32600,
-                    format!("invalid request: request id {} is already in progress", clip_url(&key)),
+                    format!(
+                        "invalid request: request id {} is already in progress",
+                        clip_url(&key)
+                    ),
                     Some(id),
                 );
             }
@@ -1035,7 +1056,10 @@ mod tests {
         deliver(&waiters, r#"{"jsonrpc":"2.0","method":"notifications/x"}"#);
         deliver(&waiters, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert!(rx.try_recv().is_err());
-        deliver(&waiters, r#"{"jsonrpc":"2.0","id":"a","result":{"ok":true}}"#);
+        deliver(
+            &waiters,
+            r#"{"jsonrpc":"2.0","id":"a","result":{"ok":true}}"#,
+        );
         assert!(rx.try_recv().unwrap().contains("\"ok\":true"));
         assert!(waiters.lock().unwrap().is_empty());
     }

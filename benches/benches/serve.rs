@@ -44,7 +44,8 @@ impl Client {
             bail!("initialize: HTTP {status}: {body}");
         }
         c.session = Some(session.context("no Mcp-Session-Id")?);
-        let (status, _, _) = c.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        let (status, _, _) =
+            c.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
         if status != 202 {
             bail!("initialized: HTTP {status}");
         }
@@ -119,13 +120,7 @@ struct Tally {
     lessons: Vec<String>,
 }
 
-fn run_client(
-    port: u16,
-    token: &str,
-    n: usize,
-    queries: &[String],
-    until: Instant,
-) -> Tally {
+fn run_client(port: u16, token: &str, n: usize, queries: &[String], until: Instant) -> Tally {
     let mut t = Tally::default();
     let mut c = match Client::connect(port, token) {
         Ok(c) => c,
@@ -138,7 +133,7 @@ fn run_client(
     let mut i = 0u64;
     while Instant::now() < until {
         i += 1;
-        let (tool, args, title) = if i % 10 == 0 {
+        let (tool, args, title) = if i.is_multiple_of(10) {
             let title = format!("Load lesson {n}-{i}");
             let words: Vec<String> = (0..12).map(|j| format!("w{n}x{i}y{j}")).collect();
             (
@@ -256,20 +251,30 @@ fn main() -> anyhow::Result<()> {
                 s.spawn(move || run_client(port, tk, n, q, until))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     let wall = started.elapsed().as_secs_f64();
 
     // SIGTERM: a graceful stop exits 0.
     let pid = child.id() as i32;
-    let killed = Command::new("kill").arg("-TERM").arg(pid.to_string()).status()?;
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()?;
     let code = child.wait()?;
     let log = stderr_rest.join().unwrap_or_default();
 
     let mut search: Vec<f64> = tallies.iter().flat_map(|t| t.search_ms.clone()).collect();
     let mut remember: Vec<f64> = tallies.iter().flat_map(|t| t.remember_ms.clone()).collect();
     let errors: Vec<&String> = tallies.iter().flat_map(|t| &t.errors).collect();
-    let lessons: Vec<&String> = tallies.iter().flat_map(|t| &t.lessons).chain(&alone.lessons).collect();
+    let lessons: Vec<&String> = tallies
+        .iter()
+        .flat_map(|t| &t.lessons)
+        .chain(&alone.lessons)
+        .collect();
     // Lost: a lesson the server answered as stored whose text is not on disk exactly once.
     let mut texts = Vec::new();
     for e in walk(&root.join("memories")) {
@@ -286,9 +291,18 @@ fn main() -> anyhow::Result<()> {
     println!("| calls | n | p50 | p99 | max |");
     println!("|---|---|---|---|---|");
     let mut alone_search = alone.search_ms.clone();
-    println!("{}", summary("baseline: `search`, one client alone", &mut alone_search));
-    println!("{}", summary(&format!("`search`, {clients} clients"), &mut search));
-    println!("{}", summary(&format!("`remember`, {clients} clients"), &mut remember));
+    println!(
+        "{}",
+        summary("baseline: `search`, one client alone", &mut alone_search)
+    );
+    println!(
+        "{}",
+        summary(&format!("`search`, {clients} clients"), &mut search)
+    );
+    println!(
+        "{}",
+        summary(&format!("`remember`, {clients} clients"), &mut remember)
+    );
     println!(
         "throughput {:.0} calls/s; errors {} (+{} alone); lessons answered stored {}, lost {lost}; \
          SIGTERM {} -> exit {:?}",

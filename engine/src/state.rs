@@ -322,7 +322,8 @@ mod tests {
         let path = dir.join("state.json");
         let mut s = IndexState::new(ChunkOptions::default(), 1 << 20);
         for i in 0..n {
-            s.notes.insert(format!("n{i:05}.md"), note(&format!("h{i}")));
+            s.notes
+                .insert(format!("n{i:05}.md"), note(&format!("h{i}")));
         }
         s.save(&path).unwrap();
         (path, s)
@@ -364,7 +365,11 @@ mod tests {
         s.save_changes(&path, ["c.md"], false).unwrap();
         let back = IndexState::load(&path).unwrap().unwrap();
         assert_eq!(back.notes, s.notes);
-        assert!(!fs::read_to_string(&journal).unwrap().contains(r#""rel":"b.md""#));
+        assert!(
+            !fs::read_to_string(&journal)
+                .unwrap()
+                .contains(r#""rel":"b.md""#)
+        );
     }
 
     #[test]

@@ -337,7 +337,9 @@ mod tests {
         std::fs::write(&target, b"").unwrap();
         let st = v.status().unwrap();
         assert!(
-            st.damaged.iter().any(|d| d.contains(&*target.file_name().unwrap().to_string_lossy())),
+            st.damaged
+                .iter()
+                .any(|d| d.contains(&*target.file_name().unwrap().to_string_lossy())),
             "{:?}",
             st.damaged
         );

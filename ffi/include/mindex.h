@@ -203,6 +203,13 @@ mindex_error *mindex_vault_update(const mindex_vault *vault, mindex_string **rep
 // `vault` live; `out` valid for writes.
 mindex_error *mindex_vault_status(const mindex_vault *vault, mindex_string **out);
 
+// [`mindex_vault_status`], also reading every index file to verify its checksum (`mindex status
+// --verify`): slower, proportional to the index size.
+//
+// # Safety
+// `vault` live; `out` valid for writes.
+mindex_error *mindex_vault_status_verify(const mindex_vault *vault, mindex_string **out);
+
 // Loads an embedding model from `model_dir` (config.json, tokenizer.json, model.safetensors);
 // NULL for the default (`$MINDEX_MODEL_DIR`, else the per-user models folder).
 //

@@ -493,7 +493,10 @@ pub unsafe extern "C" fn mindex_vault_status_verify(
         // SAFETY: forwarded from the caller.
         let slot = unsafe { out_slot(out, "out") }?;
         let v = unsafe { handle(vault, "vault") }?;
-        *slot = json_string(&v.inner.status_with(&mindex::StatusOptions { verify: true })?)?;
+        *slot = json_string(
+            &v.inner
+                .status_with(&mindex::StatusOptions { verify: true })?,
+        )?;
         Ok(())
     })
 }

@@ -328,10 +328,7 @@ impl Lexical {
                     IndexRecordOption::Basic,
                 )) as Box<dyn Query>,
             ),
-            (
-                Occur::Must,
-                Box::new(BooleanQuery::new(either)),
-            ),
+            (Occur::Must, Box::new(BooleanQuery::new(either))),
         ]);
         self.refresh()?;
         let searcher = self.reader.searcher();
