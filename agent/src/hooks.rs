@@ -166,7 +166,7 @@ impl HookContext {
 
     /// Whether the vault's index has been built.
     fn indexed(&self) -> bool {
-        self.index_dir.join("state.json").is_file()
+        self.index_dir.join("state.bin").is_file()
     }
 
     fn manifest(&self) -> Manifest {
@@ -378,7 +378,7 @@ mod tests {
         let mut ctx = HookContext::new(dir.path());
         assert!(!claim_refresh(&ctx), "no index: no refresh");
         std::fs::create_dir_all(dir.path().join(".mindex")).unwrap();
-        std::fs::write(dir.path().join(".mindex/state.json"), "{}").unwrap();
+        std::fs::write(dir.path().join(".mindex/state.bin"), "{}").unwrap();
         assert!(claim_refresh(&ctx));
         assert!(!claim_refresh(&ctx), "debounced");
         ctx.now += Duration::from_secs(31);

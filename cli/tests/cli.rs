@@ -241,7 +241,7 @@ fn index_folder_can_live_elsewhere() {
         "--index",
         idx.to_str().unwrap(),
     ]);
-    assert!(idx.join("state.json").exists());
+    assert!(idx.join("state.bin").exists());
     assert!(!v.join(".mindex").exists());
     let s = json(&[
         "search",

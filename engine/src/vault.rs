@@ -193,7 +193,7 @@ impl Vault {
     }
 
     fn state_path(&self) -> PathBuf {
-        self.index_dir.join("state.json")
+        self.index_dir.join("state.bin")
     }
 
     pub(crate) fn lexical(&self) -> Result<Arc<Lexical>> {

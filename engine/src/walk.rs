@@ -365,8 +365,11 @@ impl<'a> Walk<'a> {
                         continue;
                     }
                 }
-            } else {
+            } else if ftype.is_dir() {
                 (real_dir.join(name), None)
+            } else {
+                // Only folders need their real path (to enter each once).
+                (PathBuf::new(), None)
             };
             let (is_dir, is_file) = match &target_meta {
                 Some(m) => (m.is_dir(), m.is_file()),
@@ -445,33 +448,125 @@ pub fn walk_vault(
     }
     let mut warnings = Vec::new();
     let filters = IgnoreFilters::load(&root_canon, &mut warnings);
-    let mut files = Vec::new();
+    // The walk lists the notes; their sizes and mtimes are read afterwards, in parallel, each
+    // relative to an open handle on its folder (a stat per note is most of a no-op update).
+    let mut found: Vec<(String, PathBuf, Option<fs::Metadata>)> = Vec::new();
     let walk_warnings = Walk::new(root)
         .follow_symlinks_within(root_canon)
         .skip_dir(skip_dir)
         .ignore(&filters)
         .run(&mut |e| {
             if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
-                match e.metadata() {
-                    Ok(meta) => files.push(NoteFile {
-                        rel: e.rel.to_string(),
-                        abs: e.path.to_path_buf(),
-                        size: meta.len(),
-                        mtime_ns: mtime_ns(&meta),
-                    }),
-                    Err(err) => warnings.push(Warning {
-                        path: e.rel.to_string(),
-                        kind: WarningKind::Unreadable,
-                        message: format!("cannot stat: {err}"),
-                    }),
-                }
+                let followed = e.target_meta.cloned();
+                found.push((e.rel.to_string(), e.path.to_path_buf(), followed));
             }
             Step::Continue
         });
+    let stated = stat_all(&found);
+    let mut files = Vec::with_capacity(found.len());
+    for ((rel, abs, _), st) in found.into_iter().zip(stated) {
+        match st {
+            Ok((size, mtime_ns)) => files.push(NoteFile {
+                rel,
+                abs,
+                size,
+                mtime_ns,
+            }),
+            Err(err) => warnings.push(Warning {
+                path: rel,
+                kind: WarningKind::Unreadable,
+                message: format!("cannot stat: {err}"),
+            }),
+        }
+    }
     warnings.extend(walk_warnings);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, warnings))
+}
+
+/// (size, mtime in ns) of each found note: a followed symlink's target's from the walk, the
+/// others read in parallel batches of one folder's files.
+fn stat_all(found: &[(String, PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<(u64, i64)>> {
+    use rayon::prelude::*;
+    // Runs of files in the same folder (the walk lists a folder's files together), cut to
+    // batches small enough to spread over the threads.
+    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=found.len() {
+        if i == found.len()
+            || i - start >= 256
+            || found[i].1.parent() != found[start].1.parent()
+            || found[i].2.is_some()
+            || found[start].2.is_some()
+        {
+            batches.push(start..i);
+            start = i;
+        }
+    }
+    let per_batch: Vec<Vec<std::io::Result<(u64, i64)>>> = batches
+        .into_par_iter()
+        .map(|range| {
+            let batch = &found[range];
+            if let [(_, _, Some(meta))] = batch {
+                return vec![Ok((meta.len(), mtime_ns(meta)))];
+            }
+            stat_in_folder(batch)
+        })
+        .collect();
+    per_batch.into_iter().flatten().collect()
+}
+
+/// Stats files of one folder relative to a handle on it (no path lookup per file).
+#[cfg(target_os = "linux")]
+fn stat_in_folder(
+    batch: &[(String, PathBuf, Option<fs::Metadata>)],
+) -> Vec<std::io::Result<(u64, i64)>> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let by_path = |p: &Path| fs::symlink_metadata(p).map(|m| (m.len(), mtime_ns(&m)));
+    let dir = batch[0].1.parent().and_then(|d| fs::File::open(d).ok());
+    let Some(dir) = dir else {
+        return batch.iter().map(|(_, p, _)| by_path(p)).collect();
+    };
+    batch
+        .iter()
+        .map(|(_, path, _)| {
+            let name = path.file_name().map(|n| CString::new(n.as_bytes()));
+            let Some(Ok(name)) = name else {
+                return by_path(path);
+            };
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: a valid folder descriptor, a NUL-terminated name and a buffer of the
+            // right type; `st` is read only when the call succeeded.
+            let rc = unsafe {
+                libc::fstatat(
+                    dir.as_raw_fd(),
+                    name.as_ptr(),
+                    st.as_mut_ptr(),
+                    libc::AT_SYMLINK_NOFOLLOW,
+                )
+            };
+            if rc != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: fstatat succeeded, so it filled `st`.
+            let st = unsafe { st.assume_init() };
+            let ns = (st.st_mtime as i128) * 1_000_000_000 + st.st_mtime_nsec as i128;
+            Ok((st.st_size as u64, ns.clamp(0, i64::MAX as i128) as i64))
+        })
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stat_in_folder(
+    batch: &[(String, PathBuf, Option<fs::Metadata>)],
+) -> Vec<std::io::Result<(u64, i64)>> {
+    batch
+        .iter()
+        .map(|(_, p, _)| fs::symlink_metadata(p).map(|m| (m.len(), mtime_ns(&m))))
+        .collect()
 }
 
 #[cfg(test)]

@@ -371,7 +371,7 @@ fn corrupt_state_rebuilds_with_a_warning() {
     write(dir.path(), "a.md", "# A\nsome words\n");
     let v = Vault::open(dir.path(), VaultOptions::default()).unwrap();
     v.update(&NoProgress).unwrap();
-    fs::write(dir.path().join(".mindex/state.json"), "{garbage").unwrap();
+    fs::write(dir.path().join(".mindex/state.bin"), "{garbage").unwrap();
     let r = v.update(&NoProgress).unwrap();
     assert!(r.rebuilt);
     assert!(r.warnings.iter().any(|w| w.message.contains("rebuilding")));

@@ -1,6 +1,6 @@
 //! Reading the vault as its owner: `search` (BM25), `resolve`, `get`, `multi_get`, `status`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::lexical::{Hit, Lexical, SearchOptions};
 use crate::note::parse_note;
 use crate::report::{Changes, Warning, WarningKind};
-use crate::state::{IndexState, LastUpdate};
+use crate::state::{LastUpdate, StateView};
 use crate::walk::{IgnoreFilters, NoteFile, walk_vault};
 
 /// The text of a note (or a range of its lines), read from disk.
@@ -283,37 +283,44 @@ impl Vault {
     /// [`Vault::status`], with [`StatusOptions::verify`] reading every index file to verify
     /// its checksum.
     pub fn status_with(&self, opts: &StatusOptions) -> Result<Status> {
-        let state = match IndexState::load(&self.state_path()) {
+        let view = match StateView::open(&self.state_path()) {
             Ok(s) => s,
             Err(Error::Corrupt { .. }) => None,
             Err(e) => return Err(e),
         };
-        let indexed = state.is_some() && self.lexical_dir().join("meta.json").exists();
+        let indexed = view.is_some() && self.lexical_dir().join("meta.json").exists();
         let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
-        let mut pending = Changes::default();
         let mut warnings = walk_warnings;
-        let empty = BTreeMap::new();
-        let (notes, skipped) = state
-            .as_ref()
-            .map_or((&empty, None), |s| (&s.notes, Some(&s.skipped)));
-        let mut on_disk = HashSet::new();
-        for f in &files {
-            on_disk.insert(f.rel.as_str());
-            match notes.get(&f.rel) {
-                Some(ns) if ns.size == f.size && ns.mtime_ns == f.mtime_ns => {}
-                Some(_) => pending.modified.push(f.rel.clone()),
-                None if skipped.is_some_and(|s| s.contains_key(&f.rel)) => {}
-                None => pending.added.push(f.rel.clone()),
+        let (chunking, max) = (self.options.chunking, self.options.max_note_bytes);
+        let empty = StateView::empty(&self.state_path(), chunking, max);
+        let state = view.as_ref().unwrap_or(&empty);
+        // What an update would read: files whose size or mtime moved, new files, gone files.
+        let plan = super::update::plan(state, &files, false, false)?;
+        warnings.extend(plan.warnings);
+        let mut pending = Changes::default();
+        let (mut notes, mut chunks) = (plan.clean_notes, plan.clean_chunks);
+        let in_state = plan.to_read.iter().filter_map(|(_, o)| *o);
+        for o in in_state.chain(plan.removed.iter().map(|(_, o)| *o)) {
+            let st = state.stat(o);
+            if st.warned {
+                warnings.extend(state.entry(o)?.warnings());
+            }
+            if !st.skipped {
+                notes += 1;
+                chunks += st.chunks as usize;
             }
         }
-        pending.removed = notes
-            .keys()
-            .filter(|p| !on_disk.contains(p.as_str()))
-            .cloned()
-            .collect();
-        if let Some(s) = &state {
-            warnings.extend(s.notes.values().flat_map(|n| n.warnings.iter().cloned()));
-            warnings.extend(s.skipped.values().map(|k| k.warning.clone()));
+        for (f, o) in &plan.to_read {
+            match o {
+                None => pending.added.push(f.rel.clone()),
+                Some(o) if !state.stat(*o).skipped => pending.modified.push(f.rel.clone()),
+                Some(_) => {}
+            }
+        }
+        for (rel, o) in &plan.removed {
+            if !state.stat(*o).skipped {
+                pending.removed.push(rel.to_string());
+            }
         }
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
         let damaged = if indexed {
@@ -343,14 +350,14 @@ impl Vault {
             vault: self.root.clone(),
             index_dir: self.index_dir.clone(),
             indexed,
-            notes: notes.len(),
-            chunks: notes.values().map(|n| n.chunks as usize).sum(),
+            notes,
+            chunks,
             index_bytes: if self.index_dir.exists() {
                 dir_size(&self.index_dir)
             } else {
                 0
             },
-            last_update: state.and_then(|s| s.last_update),
+            last_update: view.and_then(|s| s.last_update().cloned()),
             pending,
             warnings,
             vectors: self.vector_status(),

@@ -16,7 +16,9 @@ use crate::error::{Error, Result};
 use crate::lexical::Lexical;
 use crate::note::{Note, parse_note};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
-use crate::state::{FORMAT_VERSION, IndexState, LastUpdate, NoteState, SkippedState};
+use crate::state::{
+    Entry, IndexState, LastUpdate, NoteState, Old, SkippedState, StateView, record_changes,
+};
 use crate::vector::VectorStore;
 use crate::walk::{NoteFile, walk_vault};
 
@@ -265,7 +267,9 @@ impl Vault {
         };
         *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let state = self.state_path();
-        for file in [crate::state::journal_path(&state), state] {
+        // `state.json` is the state of an index before `state.bin` (format 5 and older).
+        let legacy = self.index_dir.join("state.json");
+        for file in [crate::state::journal_path(&state), state, legacy] {
             match fs::remove_file(&file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -312,19 +316,14 @@ impl Vault {
         let mut writer = lexical.writer()?;
         // The state is read under the writer lock so that concurrent updates serialise cleanly.
         let mut warnings = Vec::new();
-        let old = match IndexState::load(&self.state_path()) {
-            Ok(Some(s))
-                if !created
-                    && s.format == FORMAT_VERSION
-                    && s.chunking == self.options.chunking
-                    && s.max_note_bytes == self.options.max_note_bytes =>
-            {
-                Some(s)
-            }
+        let path = self.state_path();
+        let (chunking, max) = (self.options.chunking, self.options.max_note_bytes);
+        let old = match StateView::open(&path) {
+            Ok(Some(s)) if !created && s.compatible(&chunking, max) => Some(s),
             Ok(_) => None,
             Err(Error::Corrupt { detail, .. }) => {
                 warnings.push(Warning {
-                    path: format!("{}/state.json", self.index_dir.display()),
+                    path: path.display().to_string(),
                     kind: WarningKind::Config,
                     message: format!("index state unreadable ({detail}); rebuilding the index"),
                 });
@@ -333,8 +332,7 @@ impl Vault {
             Err(e) => return Err(e),
         };
         let rebuilt = old.is_none();
-        let old = old
-            .unwrap_or_else(|| IndexState::new(self.options.chunking, self.options.max_note_bytes));
+        let old = old.unwrap_or_else(|| StateView::empty(&path, chunking, max));
         // Notes engine writers queued before the walk are on disk, so the walk indexes them:
         // their tickets are settled by this commit.
         let settled = pending::list(&self.index_dir);
@@ -342,111 +340,101 @@ impl Vault {
         let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
         warnings.extend(walk_warnings);
 
-        let mut next = IndexState::new(self.options.chunking, self.options.max_note_bytes);
-        next.scanned_at_ns = scanned_at_ns;
-        // Decide which files must be read.
-        let mut to_read = Vec::new();
-        for f in &files {
-            // A file modified within the clock's resolution of the last scan may have changed again
-            // without its mtime moving: such "racily clean" files are hashed again.
-            let clean = |size: u64, mtime: i64| {
-                !verify
-                    && size == f.size
-                    && mtime == f.mtime_ns
-                    && mtime < old.scanned_at_ns - RACY_MARGIN_NS
-            };
-            if let Some(ns) = old.notes.get(&f.rel)
-                && clean(ns.size, ns.mtime_ns)
-            {
-                next.notes.insert(f.rel.clone(), ns.clone());
-            } else if let Some(sk) = old.skipped.get(&f.rel)
-                && clean(sk.size, sk.mtime_ns)
-            {
-                next.skipped.insert(f.rel.clone(), sk.clone());
-            } else {
-                to_read.push(f);
-            }
-        }
+        // Decide which files must be read: a merge of two path-sorted lists, touching only the
+        // fixed-size records of the state (the details of a file are parsed when it changed).
+        let plan = plan(&old, &files, verify, true)?;
+        warnings.extend(plan.warnings);
 
-        progress.start("indexing", to_read.len() as u64);
-        let max = self.options.max_note_bytes;
-        let chunking = self.options.chunking;
-        let loaded: Vec<(&NoteFile, Loaded)> = to_read
+        progress.start("indexing", plan.to_read.len() as u64);
+        let loaded: Vec<(&NoteFile, Option<Entry>, Loaded)> = plan
+            .to_read
             .par_iter()
-            .map(|f| {
-                let old_hash = old.notes.get(&f.rel).map(|n| n.hash.as_str());
-                let l = load_file(f, old_hash, max, &chunking);
+            .map(|&(f, o)| {
+                let before = o.map(|o| old.entry(o)).transpose();
+                let l = match &before {
+                    Ok(b) => {
+                        let old_hash = match b {
+                            Some(Entry::Note(n)) => Some(n.hash.as_str()),
+                            _ => None,
+                        };
+                        load_file(f, old_hash, max, &chunking)
+                    }
+                    Err(_) => load_file(f, None, max, &chunking),
+                };
                 progress.advance(1);
-                (*f, l)
+                (f, before.ok().flatten(), l)
             })
             .collect();
         progress.finish();
 
         let mut changes = Changes::default();
+        let mut changed: Vec<(String, Option<Entry>)> = Vec::new();
         let mut fresh: Vec<(Box<Note>, Vec<Chunk>)> = Vec::new();
-        for (f, l) in loaded {
-            match l {
-                Loaded::Same { hash } => {
-                    let mut ns = old.notes[&f.rel].clone();
-                    ns.hash = hash;
-                    ns.size = f.size;
-                    ns.mtime_ns = f.mtime_ns;
-                    next.notes.insert(f.rel.clone(), ns);
-                }
-                Loaded::Skipped(w) => {
-                    next.skipped.insert(
-                        f.rel.clone(),
-                        SkippedState {
-                            size: f.size,
-                            mtime_ns: f.mtime_ns,
-                            warning: w,
-                        },
-                    );
-                }
+        let mut notes = plan.clean_notes;
+        let mut chunks = plan.clean_chunks;
+        let mut added_hash: Vec<(String, String)> = Vec::new();
+        for (f, before, l) in loaded {
+            let entry = match l {
+                Loaded::Same { hash } => match before.clone() {
+                    Some(Entry::Note(mut ns)) => {
+                        ns.hash = hash;
+                        ns.size = f.size;
+                        ns.mtime_ns = f.mtime_ns;
+                        Entry::Note(ns)
+                    }
+                    _ => unreachable!("an unchanged hash comes from a note's state"),
+                },
+                Loaded::Skipped(w) => Entry::Skipped(SkippedState {
+                    size: f.size,
+                    mtime_ns: f.mtime_ns,
+                    warning: w,
+                }),
                 Loaded::Note {
                     hash,
                     note,
-                    chunks,
+                    chunks: note_chunks,
                     warnings: note_warnings,
                 } => {
-                    if old.notes.contains_key(&f.rel) {
+                    if matches!(before, Some(Entry::Note(_))) {
                         changes.modified.push(f.rel.clone());
                     } else {
                         changes.added.push(f.rel.clone());
+                        added_hash.push((f.rel.clone(), hash.clone()));
                     }
-                    next.notes.insert(
-                        f.rel.clone(),
-                        note_state(hash, f, chunks.len(), &note, note_warnings),
-                    );
-                    fresh.push((note, chunks));
+                    let ns = note_state(hash, f, note_chunks.len(), &note, note_warnings);
+                    fresh.push((note, note_chunks));
+                    Entry::Note(ns)
                 }
+            };
+            if let Entry::Note(ns) = &entry {
+                notes += 1;
+                chunks += ns.chunks as usize;
+            }
+            warnings.extend(entry.warnings());
+            if before.as_ref() != Some(&entry) {
+                changed.push((f.rel.clone(), Some(entry)));
             }
         }
-        changes.removed = old
-            .notes
-            .keys()
-            .filter(|p| !next.notes.contains_key(*p))
-            .cloned()
-            .collect();
         // A removed note whose exact content reappears under a new path was renamed.
-        let mut by_hash: HashMap<&str, Vec<&String>> = HashMap::new();
-        for p in &changes.removed {
-            by_hash
-                .entry(old.notes[p].hash.as_str())
-                .or_default()
-                .push(p);
+        let mut by_hash: HashMap<String, Vec<String>> = HashMap::new();
+        for (rel, o) in &plan.removed {
+            changed.push((rel.to_string(), None));
+            if let Entry::Note(ns) = old.entry(*o)? {
+                changes.removed.push(rel.to_string());
+                by_hash.entry(ns.hash).or_default().push(rel.to_string());
+            }
         }
         let mut renamed_from = HashSet::new();
         let mut renamed_to = HashSet::new();
-        for p in &changes.added {
-            if let Some(froms) = by_hash.get_mut(next.notes[p].hash.as_str())
+        for (p, hash) in &added_hash {
+            if let Some(froms) = by_hash.get_mut(hash)
                 && let Some(from) = froms.pop()
             {
                 changes.renamed.push(Rename {
                     from: from.clone(),
                     to: p.clone(),
                 });
-                renamed_from.insert(from.clone());
+                renamed_from.insert(from);
                 renamed_to.insert(p.clone());
             }
         }
@@ -466,8 +454,8 @@ impl Vault {
                 writer.delete_note(p);
             }
         }
-        for (note, chunks) in &fresh {
-            writer.add_note(note, chunks)?;
+        for (note, note_chunks) in &fresh {
+            writer.add_note(note, note_chunks)?;
         }
         let touched_index =
             rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
@@ -477,14 +465,9 @@ impl Vault {
             drop(writer);
         }
 
-        for ns in next.notes.values() {
-            warnings.extend(ns.warnings.iter().cloned());
-        }
-        warnings.extend(next.skipped.values().map(|s| s.warning.clone()));
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
         let elapsed_ms = t0.elapsed().as_millis() as u64;
-        let chunks = next.notes.values().map(|n| n.chunks as usize).sum();
-        next.last_update = Some(LastUpdate {
+        let last_update = Some(LastUpdate {
             finished_unix_ms: (now_ns() / 1_000_000) as u64,
             elapsed_ms,
             changes: changes.clone(),
@@ -492,17 +475,32 @@ impl Vault {
             warnings: warnings.len(),
         });
         if rebuilt {
-            next.save(&self.state_path())?;
+            let mut next = IndexState::new(chunking, max);
+            next.scanned_at_ns = scanned_at_ns;
+            next.last_update = last_update;
+            for (rel, e) in changed {
+                match e {
+                    Some(Entry::Note(n)) => next.notes.insert(rel, n).map(drop),
+                    Some(Entry::Skipped(k)) => next.skipped.insert(rel, k).map(drop),
+                    None => None,
+                };
+            }
+            next.save(&path)?;
+            // The state of an index before `state.bin` (format 5 and older).
+            let _ = fs::remove_file(self.index_dir.join("state.json"));
         } else {
             // Only what changed goes to disk: a no-op update writes one summary line.
-            next.generation = old.generation;
-            let changed = changed_rels(&old, &next);
-            next.save_changes(&self.state_path(), changed.iter().map(String::as_str), true)?;
+            record_changes(
+                &path,
+                old.generation(),
+                &changed,
+                Some((scanned_at_ns, last_update)),
+            )?;
         }
         pending::remove(&settled);
         Ok(UpdateReport {
-            unchanged: next.notes.len() - fresh.len(),
-            notes: next.notes.len(),
+            unchanged: notes - fresh.len(),
+            notes,
             chunks,
             changes,
             warnings,
@@ -548,13 +546,9 @@ impl Vault {
                 Err(e) => return Err(e),
             }
         };
-        let mut state = match IndexState::load(&self.state_path()) {
-            Ok(Some(s))
-                if s.format == FORMAT_VERSION
-                    && s.chunking == self.options.chunking
-                    && s.max_note_bytes == self.options.max_note_bytes =>
-            {
-                s
+        let generation = match StateView::open(&self.state_path()) {
+            Ok(Some(s)) if s.compatible(&self.options.chunking, self.options.max_note_bytes) => {
+                s.generation()
             }
             _ => {
                 drop(writer);
@@ -568,11 +562,13 @@ impl Vault {
         }
         all.sort();
         all.dedup();
-        for rel in &all {
-            self.reindex_one(&writer, &mut state, rel)?;
+        let mut changed = Vec::with_capacity(all.len());
+        for rel in all {
+            let entry = self.reindex_one(&writer, &rel)?;
+            changed.push((rel, entry));
         }
         writer.commit()?;
-        state.save_changes(&self.state_path(), all.iter().map(String::as_str), false)?;
+        record_changes(&self.state_path(), generation, &changed, None)?;
         pending::remove(&tickets);
         let _ = fs::remove_file(&ticket);
         Ok(())
@@ -588,30 +584,32 @@ impl Vault {
     ) -> std::result::Result<(), String> {
         self.index_now(rels)
             .map_err(|e| format!("the search index could not be refreshed ({e})"))?;
-        match IndexState::load(&self.state_path()) {
-            Ok(Some(s)) if s.notes.contains_key(written) => Ok(()),
-            Ok(Some(s)) => Err(match s.skipped.get(written) {
-                Some(sk) => format!("the index skipped it: {}", sk.warning.message),
-                None => "the index does not hold it yet".to_string(),
-            }),
-            Ok(None) => Err("there is no index state".to_string()),
-            Err(e) => Err(format!("the index state could not be read ({e})")),
+        let view = match StateView::open(&self.state_path()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return Err("there is no index state".to_string()),
+            Err(e) => return Err(format!("the index state could not be read ({e})")),
+        };
+        match view.get(written).map(|o| view.entry(o)) {
+            Some(Ok(Entry::Note(_))) => Ok(()),
+            Some(Ok(Entry::Skipped(sk))) => {
+                Err(format!("the index skipped it: {}", sk.warning.message))
+            }
+            Some(Err(e)) => Err(format!("the index state could not be read ({e})")),
+            None => Err("the index does not hold it yet".to_string()),
         }
     }
 
-    /// Replaces one note in the index (or removes it when it is gone), keeping `state` in step.
+    /// Replaces one note in the index (or removes it when it is gone); returns what the state
+    /// now holds for it.
     pub(super) fn reindex_one(
         &self,
         writer: &crate::lexical::LexicalWriter,
-        state: &mut IndexState,
         rel: &str,
-    ) -> Result<()> {
+    ) -> Result<Option<Entry>> {
         let abs = self.root.join(rel);
         writer.delete_note(rel);
-        state.notes.remove(rel);
-        state.skipped.remove(rel);
         let Ok(meta) = fs::metadata(&abs) else {
-            return Ok(());
+            return Ok(None);
         };
         let f = NoteFile {
             rel: rel.to_string(),
@@ -636,50 +634,95 @@ impl Vault {
                 warnings,
             } => {
                 writer.add_note(&note, &chunks)?;
-                state.notes.insert(
-                    rel.to_string(),
-                    note_state(hash, &f, chunks.len(), &note, warnings),
-                );
+                Ok(Some(Entry::Note(note_state(
+                    hash,
+                    &f,
+                    chunks.len(),
+                    &note,
+                    warnings,
+                ))))
             }
-            Loaded::Skipped(w) => {
-                state.skipped.insert(
-                    rel.to_string(),
-                    SkippedState {
-                        size: f.size,
-                        mtime_ns: f.mtime_ns,
-                        warning: w,
-                    },
-                );
-            }
-            Loaded::Same { .. } => {}
+            Loaded::Skipped(w) => Ok(Some(Entry::Skipped(SkippedState {
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+                warning: w,
+            }))),
+            Loaded::Same { .. } => unreachable!("no previous hash was given"),
         }
-        Ok(())
     }
 }
 
-/// The notes (and skipped files) whose state differs between `old` and `next`, comparing the
-/// two maps (a lookup per entry).
-fn changed_rels(old: &IndexState, next: &IndexState) -> Vec<String> {
-    fn diff<V: PartialEq>(
-        a: &std::collections::BTreeMap<String, V>,
-        b: &std::collections::BTreeMap<String, V>,
-        out: &mut Vec<String>,
-    ) {
-        for (k, v) in a {
-            if b.get(k) != Some(v) {
-                out.push(k.clone());
+/// What an update must do, decided from the walk and the state's records alone.
+pub(super) struct Plan<'f, 's> {
+    /// Files to read (with their previous state, when they had one).
+    pub to_read: Vec<(&'f NoteFile, Option<Old<'s>>)>,
+    /// Files in the state that are gone from the vault.
+    pub removed: Vec<(&'s str, Old<'s>)>,
+    pub clean_notes: usize,
+    pub clean_chunks: usize,
+    /// The warnings of unchanged files (re-reported until they are fixed).
+    pub warnings: Vec<Warning>,
+}
+
+/// Compares the walk (sorted by path) with the state (sorted the same way) in one merge.
+///
+/// A file is clean when its size and mtime match the state's and its mtime is older than the
+/// last scan by more than the clock's resolution ([`RACY_MARGIN_NS`]): one modified within it
+/// may have changed again without its mtime moving ("racily clean"), so it is read again
+/// (unless `racy` is false: `status` reports what visibly changed). `verify` reads every file.
+pub(super) fn plan<'f, 's>(
+    old: &'s StateView,
+    files: &'f [NoteFile],
+    verify: bool,
+    racy: bool,
+) -> Result<Plan<'f, 's>> {
+    let mut p = Plan {
+        to_read: Vec::new(),
+        removed: Vec::new(),
+        clean_notes: 0,
+        clean_chunks: 0,
+        warnings: Vec::new(),
+    };
+    let limit = if racy {
+        old.scanned_at_ns() - RACY_MARGIN_NS
+    } else {
+        i64::MAX
+    };
+    let mut state = old.iter().peekable();
+    for f in files {
+        while let Some(&(rel, o)) = state.peek() {
+            if rel >= f.rel.as_str() {
+                break;
             }
+            p.removed.push((rel, o));
+            state.next();
         }
-        for k in b.keys() {
-            if !a.contains_key(k) {
-                out.push(k.clone());
+        let prev = match state.peek() {
+            Some(&(rel, o)) if rel == f.rel => {
+                state.next();
+                Some(o)
             }
+            _ => None,
+        };
+        let Some(o) = prev else {
+            p.to_read.push((f, None));
+            continue;
+        };
+        let st = old.stat(o);
+        let clean =
+            !verify && st.size == f.size && st.mtime_ns == f.mtime_ns && st.mtime_ns < limit;
+        if !clean {
+            p.to_read.push((f, Some(o)));
+            continue;
+        }
+        if !st.skipped {
+            p.clean_notes += 1;
+            p.clean_chunks += st.chunks as usize;
+        }
+        if st.warned {
+            p.warnings.extend(old.entry(o)?.warnings());
         }
     }
-    let mut out = Vec::new();
-    diff(&old.notes, &next.notes, &mut out);
-    diff(&old.skipped, &next.skipped, &mut out);
-    out.sort();
-    out.dedup();
-    out
+    p.removed.extend(state);
+    Ok(p)
 }
