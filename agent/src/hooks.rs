@@ -164,9 +164,12 @@ impl HookContext {
         self
     }
 
-    /// Whether the vault's index has been built.
+    /// Whether the vault's index has been built (`state.json`: by a version before `state.bin`;
+    /// the refresh's update rebuilds it).
     fn indexed(&self) -> bool {
-        self.index_dir.join("state.bin").is_file()
+        ["state.bin", "state.json"]
+            .iter()
+            .any(|f| self.index_dir.join(f).is_file())
     }
 
     fn manifest(&self) -> Manifest {

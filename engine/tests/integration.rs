@@ -379,6 +379,20 @@ fn corrupt_state_rebuilds_with_a_warning() {
 }
 
 #[test]
+fn an_index_from_before_state_bin_is_rebuilt_and_its_state_json_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.md", "# A\nsome words\n");
+    let v = Vault::open(dir.path(), VaultOptions::default()).unwrap();
+    v.update(&NoProgress).unwrap();
+    let idx = dir.path().join(".mindex");
+    fs::rename(idx.join("state.bin"), idx.join("state.json")).unwrap();
+    let r = v.update(&NoProgress).unwrap();
+    assert!(r.rebuilt);
+    assert!(idx.join("state.bin").is_file() && !idx.join("state.json").exists());
+    assert_eq!(search(&v, "words"), vec!["a.md"]);
+}
+
+#[test]
 fn an_open_handle_sees_later_commits_from_another_handle() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "a.md", "# A\nfirst words\n");
