@@ -295,15 +295,17 @@ impl Vault {
         let empty = StateView::empty(&self.state_path(), chunking, max);
         let state = view.as_ref().unwrap_or(&empty);
         // What an update would read: files whose size or mtime moved, new files, gone files.
-        let plan = super::update::plan(state, &files, false, false)?;
+        let plan = super::update::plan(state, &files, false, false);
         warnings.extend(plan.warnings);
         let mut pending = Changes::default();
         let (mut notes, mut chunks) = (plan.clean_notes, plan.clean_chunks);
         let in_state = plan.to_read.iter().filter_map(|(_, o)| *o);
         for o in in_state.chain(plan.removed.iter().map(|(_, o)| *o)) {
             let st = state.stat(o);
-            if st.warned {
-                warnings.extend(state.entry(o)?.warnings());
+            if st.warned
+                && let Ok(e) = state.entry(o)
+            {
+                warnings.extend(e.warnings());
             }
             if !st.skipped {
                 notes += 1;

@@ -342,7 +342,7 @@ impl Vault {
 
         // Decide which files must be read: a merge of two path-sorted lists, touching only the
         // fixed-size records of the state (the details of a file are parsed when it changed).
-        let plan = plan(&old, &files, verify, true)?;
+        let plan = plan(&old, &files, verify, true);
         warnings.extend(plan.warnings);
 
         progress.start("indexing", plan.to_read.len() as u64);
@@ -419,9 +419,14 @@ impl Vault {
         let mut by_hash: HashMap<String, Vec<String>> = HashMap::new();
         for (rel, o) in &plan.removed {
             changed.push((rel.to_string(), None));
-            if let Entry::Note(ns) = old.entry(*o)? {
-                changes.removed.push(rel.to_string());
-                by_hash.entry(ns.hash).or_default().push(rel.to_string());
+            match old.entry(*o) {
+                Ok(Entry::Note(ns)) => {
+                    changes.removed.push(rel.to_string());
+                    by_hash.entry(ns.hash).or_default().push(rel.to_string());
+                }
+                Ok(Entry::Skipped(_)) => {}
+                // Unreadable details: removed from the index all the same.
+                Err(_) => changes.removed.push(rel.to_string()),
             }
         }
         let mut renamed_from = HashSet::new();
@@ -675,7 +680,7 @@ pub(super) fn plan<'f, 's>(
     files: &'f [NoteFile],
     verify: bool,
     racy: bool,
-) -> Result<Plan<'f, 's>> {
+) -> Plan<'f, 's> {
     let mut p = Plan {
         to_read: Vec::new(),
         removed: Vec::new(),
@@ -715,14 +720,21 @@ pub(super) fn plan<'f, 's>(
             p.to_read.push((f, Some(o)));
             continue;
         }
+        if st.warned {
+            match old.entry(o) {
+                Ok(e) => p.warnings.extend(e.warnings()),
+                // Its details are unreadable: index the file again, which rewrites them.
+                Err(_) => {
+                    p.to_read.push((f, None));
+                    continue;
+                }
+            }
+        }
         if !st.skipped {
             p.clean_notes += 1;
             p.clean_chunks += st.chunks as usize;
         }
-        if st.warned {
-            p.warnings.extend(old.entry(o)?.warnings());
-        }
     }
     p.removed.extend(state);
-    Ok(p)
+    p
 }
