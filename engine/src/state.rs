@@ -664,28 +664,13 @@ impl IndexState {
     /// Writes the whole state atomically under a new generation, then drops the journal.
     pub fn save(&mut self, path: &Path) -> Result<()> {
         self.generation = new_generation();
-        let mut files: Vec<(&String, Entry)> = Vec::with_capacity(self.notes.len());
-        // Notes and skipped files never share a path; merge the two sorted maps.
-        let mut notes = self.notes.iter().peekable();
-        let mut skipped = self.skipped.iter().peekable();
-        loop {
-            let take_note = match (notes.peek(), skipped.peek()) {
-                (None, None) => break,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some((a, _)), Some((b, _))) => a <= b,
-            };
-            if take_note {
-                let (k, n) = notes.next().ok_or_else(|| corrupt(path, "merge"))?;
-                if skipped.peek().is_some_and(|(b, _)| *b == k) {
-                    skipped.next();
-                }
-                files.push((k, Entry::Note(n.clone())));
-            } else {
-                let (k, s) = skipped.next().ok_or_else(|| corrupt(path, "merge"))?;
-                files.push((k, Entry::Skipped(s.clone())));
-            }
-        }
+        // One entry per path, in path order (a path both noted and skipped is a note).
+        let mut files: BTreeMap<&String, Entry> = self
+            .skipped
+            .iter()
+            .map(|(k, v)| (k, Entry::Skipped(v.clone())))
+            .collect();
+        files.extend(self.notes.iter().map(|(k, v)| (k, Entry::Note(v.clone()))));
         let head = Head {
             format: self.format,
             chunking: self.chunking,

@@ -299,8 +299,9 @@ impl Vault {
         warnings.extend(plan.warnings);
         let mut pending = Changes::default();
         let (mut notes, mut chunks) = (plan.clean_notes, plan.clean_chunks);
-        let in_state = plan.to_read.iter().filter_map(|(_, o)| *o);
-        for o in in_state.chain(plan.removed.iter().map(|(_, o)| *o)) {
+        // A file still in the state (changed or gone) counts, and keeps its warnings, until the
+        // next update; it is reported as pending when it is a note.
+        let mut in_state = |o| {
             let st = state.stat(o);
             if st.warned
                 && let Ok(e) = state.entry(o)
@@ -311,16 +312,17 @@ impl Vault {
                 notes += 1;
                 chunks += st.chunks as usize;
             }
-        }
+            !st.skipped
+        };
         for (f, o) in &plan.to_read {
             match o {
                 None => pending.added.push(f.rel.clone()),
-                Some(o) if !state.stat(*o).skipped => pending.modified.push(f.rel.clone()),
+                Some(o) if in_state(*o) => pending.modified.push(f.rel.clone()),
                 Some(_) => {}
             }
         }
         for (rel, o) in &plan.removed {
-            if !state.stat(*o).skipped {
+            if in_state(*o) {
                 pending.removed.push(rel.to_string());
             }
         }
