@@ -49,6 +49,7 @@ pub mod report;
 pub mod rerank;
 pub mod resolve;
 pub mod scoped;
+mod simd;
 mod state;
 pub mod time;
 pub mod vault;

@@ -321,7 +321,19 @@ impl Vault {
         let graph_built = if cancelled() {
             false
         } else {
-            writer.ensure_index(self.options.hnsw_threshold)?
+            let last = std::sync::atomic::AtomicUsize::new(usize::MAX);
+            let built = writer.ensure_index(self.options.hnsw_threshold, &|done, total| {
+                let mut before = last.swap(done, std::sync::atomic::Ordering::Relaxed);
+                if before == usize::MAX {
+                    progress.start("graph", total as u64);
+                    before = 0;
+                }
+                progress.advance(done.saturating_sub(before) as u64);
+            })?;
+            if last.into_inner() != usize::MAX {
+                progress.finish();
+            }
+            built
         };
         Ok(EmbedReport {
             model_id: embedder.model_id().to_string(),
