@@ -70,9 +70,11 @@ impl<'a> View<'a> {
             (self.layer0, node * (1 + self.m0), self.m0)
         } else {
             match (self.upper_off.get(node), self.levels.get(node)) {
-                (Some(&off), Some(&level)) if off != NONE && layer <= level as usize => {
-                    (self.upper, off as usize + (layer - 1) * (1 + self.m), self.m)
-                }
+                (Some(&off), Some(&level)) if off != NONE && layer <= level as usize => (
+                    self.upper,
+                    off as usize + (layer - 1) * (1 + self.m),
+                    self.m,
+                ),
                 _ => return &[],
             }
         };
@@ -357,8 +359,9 @@ impl Graph {
             proposals.sort_unstable();
             let merged: Vec<(usize, u32, Vec<u32>)> = {
                 let v = self.view();
-                let groups: Vec<&[(u8, u32, u32)]> =
-                    proposals.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1).collect();
+                let groups: Vec<&[(u8, u32, u32)]> = proposals
+                    .chunk_by(|a, b| a.0 == b.0 && a.1 == b.1)
+                    .collect();
                 groups
                     .par_iter()
                     .map(|g| {
@@ -510,7 +513,14 @@ impl Ann {
 
     /// The `k` rows of `data` (row-major, `dim` wide) closest to `q`: (row, similarity), best
     /// first, with a candidate list of `ef`.
-    pub fn search(&self, data: &[f32], dim: usize, q: &[f32], k: usize, ef: usize) -> Vec<(usize, f32)> {
+    pub fn search(
+        &self,
+        data: &[f32],
+        dim: usize,
+        q: &[f32],
+        k: usize,
+        ef: usize,
+    ) -> Vec<(usize, f32)> {
         knn(self.view(), Rows { data, dim }, q, k, ef)
             .into_iter()
             .map(|(s, r)| (r as usize, s))
@@ -552,7 +562,10 @@ mod tests {
             .collect();
         let mut out = Vec::with_capacity(n * dim);
         for i in 0..n {
-            let v: Vec<f32> = centres[i % clusters].iter().map(|c| c + 0.25 * rnd()).collect();
+            let v: Vec<f32> = centres[i % clusters]
+                .iter()
+                .map(|c| c + 0.25 * rnd())
+                .collect();
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
             out.extend(v.iter().map(|x| x / norm));
         }
@@ -605,7 +618,11 @@ mod tests {
         let ann = Ann::load(&path).unwrap();
         assert_eq!(ann.rows(), 8000);
         for q in queries.chunks_exact(dim) {
-            let a: Vec<u32> = ann.search(data, dim, q, 10, 64).iter().map(|t| t.0 as u32).collect();
+            let a: Vec<u32> = ann
+                .search(data, dim, q, 10, 64)
+                .iter()
+                .map(|t| t.0 as u32)
+                .collect();
             let b: Vec<u32> = g.search(data, dim, q, 10, 64).iter().map(|t| t.1).collect();
             assert_eq!(a, b);
         }
