@@ -3,7 +3,9 @@
 //!
 //! - Requests run on a fixed pool of [`MCP_WORKERS`] threads behind a queue of [`MCP_QUEUE`];
 //!   `reason` calls have their own lane ([`REASON_WORKERS`] thread, [`REASON_QUEUE`] waiting) so a
-//!   slow one never starves the rest. A request that finds its queue full is answered at once
+//!   slow one never starves the rest, and so do the tools that write (`remember`, `record_work`:
+//!   [`WRITE_WORKERS`] threads), which take turns on the vault's one index writer: reads never
+//!   queue behind a worker that is waiting for that lock. A request that finds its queue full is answered at once
 //!   with [`BUSY`] ("server busy: N requests queued, retry"). Responses may come back in any
 //!   order, matched by id.
 //! - Limits a real agent never reaches: a message is at most [`MAX_MESSAGE_BYTES`] (a longer
@@ -72,6 +74,12 @@ pub const MCP_QUEUE: usize = 256;
 pub const REASON_WORKERS: usize = 1;
 /// `reason` calls that may wait for the reason lane.
 pub const REASON_QUEUE: usize = 2;
+/// Worker threads of the write lane (`remember`, `record_work`): writes commit one at a time
+/// under the index writer lock, so a second worker only overlaps one write's checks (duplicate
+/// scan, validation) with another's commit.
+pub const WRITE_WORKERS: usize = 2;
+/// Tools that write the vault: they run on the write lane.
+const WRITE_TOOLS: &[&str] = &["remember", "record_work"];
 /// JSON-RPC error code of a request refused because its queue is full ("server busy: N
 /// requests queued, retry").
 pub const BUSY: i64 = -32000;
@@ -167,6 +175,8 @@ pub struct Backend {
     general: Arc<Lane>,
     /// `reason` calls.
     reasoning: Arc<Lane>,
+    /// The tools that write ([`WRITE_TOOLS`]).
+    writing: Arc<Lane>,
 }
 
 impl Backend {
@@ -177,6 +187,7 @@ impl Backend {
             model: OnceLock::new(),
             general: Lane::new("worker", MCP_WORKERS, MCP_QUEUE),
             reasoning: Lane::new("reason", REASON_WORKERS, REASON_QUEUE),
+            writing: Lane::new("write", WRITE_WORKERS, MCP_QUEUE),
         })
     }
 
@@ -189,6 +200,7 @@ impl Backend {
     pub fn wait_idle(&self) {
         self.general.wait_idle();
         self.reasoning.wait_idle();
+        self.writing.wait_idle();
     }
 }
 
@@ -196,6 +208,7 @@ impl Drop for Backend {
     fn drop(&mut self) {
         self.general.shutdown();
         self.reasoning.shutdown();
+        self.writing.shutdown();
     }
 }
 
@@ -387,12 +400,14 @@ impl McpServer {
                     // declared.
                     self.note_capabilities(&params);
                 }
-                let is_reason = m == "tools/call"
-                    && params.get("name").and_then(Value::as_str) == Some("reason");
-                let lane = if is_reason {
-                    &self.backend.reasoning
-                } else {
-                    &self.backend.general
+                let tool = (m == "tools/call")
+                    .then(|| params.get("name").and_then(Value::as_str))
+                    .flatten();
+                let is_reason = tool == Some("reason");
+                let lane = match tool {
+                    Some("reason") => &self.backend.reasoning,
+                    Some(t) if WRITE_TOOLS.contains(&t) => &self.backend.writing,
+                    _ => &self.backend.general,
                 };
                 let me = self.clone();
                 let answer_id = id.clone();
@@ -843,6 +858,61 @@ mod tests {
         );
     }
 
+    /// Writes waiting for the index writer (held here by "another process") occupy only the
+    /// write lane: a search sent after more of them than there are general workers is answered
+    /// before any of them, and every write lands once the writer is free.
+    #[cfg(unix)]
+    #[test]
+    fn searches_do_not_queue_behind_writes_waiting_for_the_writer() {
+        use std::os::fd::AsRawFd;
+        let (d, s, rx) = server_opts(|_, o| {
+            o.caller = Some(Caller::named("atlas").unwrap());
+        });
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(d.path().join("vault/.mindex/lexical/.tantivy-writer.lock"))
+            .unwrap();
+        // SAFETY: flock on a descriptor this test owns; the lock goes when `lock` is dropped.
+        assert_eq!(
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        let writes = (MCP_WORKERS + 1) as i64;
+        let mut tickets = Vec::new();
+        for id in 1..=writes {
+            let words: Vec<String> = (0..10).map(|j| format!("q{id}z{j}")).collect();
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "remember", "arguments": {
+                    "title": format!("Lane lesson {id}"), "confidence": "inferred",
+                    "body": format!("Lesson {id} about lanes: {}.", words.join(" "))}}});
+            tickets.push(s.handle_line(&msg.to_string()).expect("queued"));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        call(
+            &s,
+            json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call",
+                   "params": {"name": "search", "arguments": {"query": "decisions"}}}),
+        );
+        let first = next(&rx);
+        assert_eq!(first["id"], 100, "{first}");
+        assert!(first.get("error").is_none(), "{first}");
+        drop(lock);
+        for t in tickets {
+            t.wait();
+        }
+        let mut stored = 0;
+        for _ in 0..writes {
+            let m = next(&rx);
+            assert!(m.get("error").is_none(), "{m}");
+            assert_ne!(m["result"]["isError"], json!(true), "{m}");
+            stored += 1;
+        }
+        assert_eq!(stored, writes);
+        s.wait_idle();
+    }
+
     /// A server over a fresh sample vault; `prep` edits the vault before the first update.
     fn server_with(
         timeout_ms: u64,
@@ -914,7 +984,7 @@ mod tests {
     /// so this is what a burst could grow (counted per server, so tests running beside it in the
     /// same process do not disturb it).
     fn threads_now(s: &McpServer) -> usize {
-        s.backend.general.workers() + s.backend.reasoning.workers()
+        s.backend.general.workers() + s.backend.reasoning.workers() + s.backend.writing.workers()
     }
 
     fn call(s: &Arc<McpServer>, v: Value) {
