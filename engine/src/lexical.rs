@@ -37,6 +37,7 @@ use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
 
 use crate::error::{Error, Result};
 
+pub(crate) use chunks::LiveChunks;
 use chunks::*;
 use directory::*;
 use fields::*;
@@ -337,6 +338,16 @@ impl Lexical {
             dir: self.dir.clone(),
             dirty: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Names the index's latest commit (its `meta.json`'s modification time, size and inode):
+    /// changes with every commit, from any process.
+    pub(crate) fn commit_id(&self) -> Result<String> {
+        let (modified, len, ino) = meta_key(&self.dir)?;
+        let ns = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Ok(format!("{ns}-{len}-{ino}"))
     }
 
     /// Reloads the reader when a commit (from any process) changed `meta.json` since the last look.

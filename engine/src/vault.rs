@@ -283,6 +283,40 @@ mod tests {
             .unwrap()
     }
 
+    /// `embed` records its coverage; queries use the record only while the index and the store
+    /// are as it saw them: a note saved since, or a damaged record, is counted again.
+    #[test]
+    fn recorded_coverage_is_used_only_while_index_and_store_are_unchanged() {
+        let (dir, v) = vault_with(&[
+            ("a.md", "# A\n\nalpha text about pools\n".into()),
+            ("b.md", "# B\n\nbeta text about queues\n".into()),
+        ]);
+        let e = FakeEmbedder::new("fake@1");
+        v.embed(&e, &NoProgress).unwrap();
+        let record = v.vectors_dir().join(vectors::COVERAGE_FILE);
+        let saved: serde_json::Value = serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
+        assert_eq!(saved["coverage"]["missing"], 0, "{saved}");
+        assert_eq!(hybrid(&v, &e, "pools").missing_vectors, Some(0));
+        // A new note: the index commit changed, so the record no longer applies.
+        fs::write(dir.path().join("c.md"), "# C\n\ngamma text\n").unwrap();
+        v.update(&NoProgress).unwrap();
+        let missing = hybrid(&v, &e, "pools").missing_vectors.unwrap();
+        assert!(missing > 0, "{missing}");
+        assert_eq!(v.vector_coverage().unwrap().unwrap().missing, missing);
+        // The next embed records the new state.
+        v.embed(&e, &NoProgress).unwrap();
+        assert_eq!(hybrid(&v, &e, "pools").missing_vectors, Some(0));
+        // A record that says something else of the same state is trusted, which is how the test
+        // knows it is read; a damaged one is ignored.
+        let mut forged: serde_json::Value =
+            serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
+        forged["coverage"]["missing"] = 7.into();
+        fs::write(&record, forged.to_string()).unwrap();
+        assert_eq!(hybrid(&v, &e, "pools").missing_vectors, Some(7));
+        fs::write(&record, "{not json").unwrap();
+        assert_eq!(hybrid(&v, &e, "pools").missing_vectors, Some(0));
+    }
+
     #[test]
     fn live_chunk_keys_match_the_stored_chunks_after_edits_and_deletes() {
         let (dir, v) = vault_with(&[

@@ -164,6 +164,15 @@ impl VectorStore {
         &self.keys
     }
 
+    /// Names the store's published state (model, generation, rows): changes with every append
+    /// and compaction.
+    pub(crate) fn state_id(&self) -> String {
+        format!(
+            "{}/{}/{}",
+            self.meta.model_id, self.meta.generation, self.meta.count
+        )
+    }
+
     fn rows(&self) -> &[f32] {
         match &self.data {
             None => &[],
