@@ -376,10 +376,10 @@ impl Vault {
         };
         let vectors = writer.len();
         drop(writer);
-        if !cancelled() {
-            if let Some(store) = VectorStore::open(&dir, embedder.model_id())? {
-                self.record_coverage(index, &live, &store)?;
-            }
+        if !cancelled()
+            && let Some(store) = VectorStore::open(&dir, embedder.model_id())?
+        {
+            self.record_coverage(index, &live, &store)?;
         }
         Ok(EmbedReport {
             model_id: embedder.model_id().to_string(),
