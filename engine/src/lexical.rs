@@ -37,7 +37,6 @@ use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
 
 use crate::error::{Error, Result};
 
-pub(crate) use chunks::LiveChunks;
 use chunks::*;
 use directory::*;
 use fields::*;

@@ -49,6 +49,14 @@ struct Meta {
     hnsw: Option<HnswMeta>,
 }
 
+impl Meta {
+    /// Names a published state (model, generation, rows): changes with every append and
+    /// compaction.
+    fn state_id(&self) -> String {
+        format!("{}/{}/{}", self.model_id, self.generation, self.count)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct HnswMeta {
     /// The graph's file name in the store's directory.
@@ -164,13 +172,9 @@ impl VectorStore {
         &self.keys
     }
 
-    /// Names the store's published state (model, generation, rows): changes with every append
-    /// and compaction.
+    /// Names the store's published state: see [`Meta::state_id`].
     pub(crate) fn state_id(&self) -> String {
-        format!(
-            "{}/{}/{}",
-            self.meta.model_id, self.meta.generation, self.meta.count
-        )
+        self.meta.state_id()
     }
 
     fn rows(&self) -> &[f32] {
@@ -336,6 +340,11 @@ pub struct VectorWriter {
 }
 
 impl VectorWriter {
+    /// Names the state this writer last published: see [`Meta::state_id`].
+    pub(crate) fn state_id(&self) -> String {
+        self.meta.state_id()
+    }
+
     /// Opens (or starts) the store for `model_id` with vectors of `dim`.
     pub fn open(dir: &Path, model_id: &str, dim: usize) -> Result<Self> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

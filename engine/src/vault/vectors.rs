@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{NoProgress, Progress, Vault};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::lexical::{Hit, LiveChunks, SearchOptions};
+use crate::lexical::{Hit, SearchOptions};
 use crate::vector::{VectorStore, VectorWriter};
 
 /// From this many chunks to embed on, [`Vault::embed`] first embeds a sample spread over the
@@ -213,28 +213,12 @@ impl Vault {
         if let Some(r) = recorded.filter(|r| r.index == index && r.store == store.state_id()) {
             return Ok(r.coverage);
         }
-        Self::count_coverage(&lexical.live_chunks()?, store)
-    }
-
-    fn count_coverage(live: &LiveChunks, store: &VectorStore) -> Result<VectorCoverage> {
+        let live = lexical.live_chunks()?;
         let stored: HashSet<u64> = store.keys().iter().copied().collect();
         Ok(VectorCoverage {
             chunks: live.len(),
             missing: live.count_missing(|k| stored.contains(&k)),
         })
-    }
-
-    /// Records the coverage of `store` over `live`, read at index commit `index` (taken before
-    /// `live` was, so a commit in between only makes the record stale, never wrong).
-    fn record_coverage(&self, index: String, live: &LiveChunks, store: &VectorStore) -> Result<()> {
-        let record = CoverageRecord {
-            index,
-            store: store.state_id(),
-            coverage: Self::count_coverage(live, store)?,
-        };
-        let bytes =
-            serde_json::to_vec(&record).map_err(|e| Error::invalid("coverage", e.to_string()))?;
-        crate::atomic::write_replace(&self.vectors_dir().join(COVERAGE_FILE), &bytes)
     }
 
     /// Embeds every chunk of the index that has no vector for this model yet.
@@ -374,12 +358,21 @@ impl Vault {
             }
             built
         };
-        let vectors = writer.len();
-        drop(writer);
-        if !cancelled()
-            && let Some(store) = VectorStore::open(&dir, embedder.model_id())?
-        {
-            self.record_coverage(index, &live, &store)?;
+        if !cancelled() {
+            // Every chunk of `live` without a vector was embedded, and compaction keeps live
+            // chunks: none is missing. `index` was read before `live`, so a commit in between
+            // leaves the record stale (counted again), never wrong.
+            let record = CoverageRecord {
+                index,
+                store: writer.state_id(),
+                coverage: VectorCoverage {
+                    chunks: live.len(),
+                    missing: 0,
+                },
+            };
+            let bytes = serde_json::to_vec(&record)
+                .map_err(|e| Error::invalid("coverage", e.to_string()))?;
+            crate::atomic::write_replace(&dir.join(COVERAGE_FILE), &bytes)?;
         }
         Ok(EmbedReport {
             model_id: embedder.model_id().to_string(),
@@ -388,7 +381,7 @@ impl Vault {
             reused: live.len() - total,
             dropped,
             graph_built,
-            vectors,
+            vectors: writer.len(),
             elapsed_ms: t0.elapsed().as_millis() as u64,
             estimate,
         })
