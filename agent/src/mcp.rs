@@ -5,9 +5,9 @@
 //!   `reason` calls have their own lane ([`REASON_WORKERS`] thread, [`REASON_QUEUE`] waiting) so a
 //!   slow one never starves the rest, and so do the tools that write (`remember`, `record_work`:
 //!   [`WRITE_WORKERS`] threads), which take turns on the vault's one index writer: reads never
-//!   queue behind a worker that is waiting for that lock. A request that finds its queue full is answered at once
-//!   with [`BUSY`] ("server busy: N requests queued, retry"). Responses may come back in any
-//!   order, matched by id.
+//!   queue behind a worker that is waiting for that lock. A request that finds its queue full
+//!   is answered at once with [`BUSY`] ("server busy: N requests queued, retry"). Responses may
+//!   come back in any order, matched by id.
 //! - Limits a real agent never reaches: a message is at most [`MAX_MESSAGE_BYTES`] (a longer
 //!   line is skipped and answered -32600), a query [`MAX_QUERY_CHARS`], a path, name, URI or
 //!   pattern [`MAX_PATH_CHARS`], a result limit [`MAX_LIMIT`]; a read serves at most
