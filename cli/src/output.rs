@@ -384,7 +384,7 @@ impl Out {
             return emit_json(r);
         }
         let mut s = format!(
-            "{} {} ({}) in {} ms: {}{}.\n",
+            "{} {} ({}){} in {} ms: {}{}.\n",
             if r.rebuilt {
                 "Built index of"
             } else {
@@ -392,6 +392,11 @@ impl Out {
             },
             plural(r.notes, "note", "notes"),
             plural(r.chunks, "chunk", "chunks"),
+            if r.by_watcher {
+                " by the running watcher"
+            } else {
+                ""
+            },
             r.elapsed_ms,
             summary(&r.changes),
             if r.warnings.is_empty() {

@@ -473,6 +473,54 @@ fn watch_reports_each_update() {
     assert_eq!(s["results"][0]["path"], "work/active/Checkout Latency.md");
 }
 
+/// While `mindex watch` runs, `mindex update` in another process asks it instead of walking the
+/// vault, and what it reports is already searchable: every change made before the update is in
+/// it, however little time passed. Once the watcher stops, updates walk the vault again.
+#[test]
+fn update_asks_a_running_watcher_and_sees_every_earlier_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    ok(&["init", "--with-samples", v.to_str().unwrap()]);
+    let vs = v.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["watch", "--json", "--vault", vs])
+        .env_remove("MINDEX_VAULT")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = watch_lines(&mut child);
+    until_event(&rx, "started");
+    for i in 0..6 {
+        let rel = format!("notes/Synced {i}.md");
+        let token = format!("syncedtoken{i}x");
+        fs::create_dir_all(v.join("notes")).unwrap();
+        fs::write(
+            v.join(&rel),
+            format!("# Synced {i}\n\nThe {token} lives here.\n"),
+        )
+        .unwrap();
+        let r = json(&["update", "--vault", vs, "--json"]);
+        assert_eq!(r["by_watcher"], true, "{r}");
+        let s = json(&["search", "--vault", vs, "--json", &token]);
+        assert_eq!(s["results"][0]["path"], rel.as_str(), "{s}");
+        // A removal right before an update is applied as well.
+        if i % 2 == 1 {
+            fs::remove_file(v.join(&rel)).unwrap();
+            let r = json(&["update", "--vault", vs, "--json"]);
+            assert_eq!(r["by_watcher"], true, "{r}");
+            let out = mindex(&["search", "--vault", vs, "--json", &token], None);
+            let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(s["results"], serde_json::json!([]), "{s}");
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    fs::write(v.join("notes/After.md"), "# After\n\nafterwatchtoken\n").unwrap();
+    let r = json(&["update", "--vault", vs, "--json"]);
+    assert_eq!(r["by_watcher"], false, "{r}");
+    assert_eq!(r["changes"]["added"], serde_json::json!(["notes/After.md"]));
+}
+
 /// Lines of a running `mindex watch --json`, read on a thread so a wait can time out.
 fn watch_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<Value> {
     use std::io::{BufRead, BufReader};

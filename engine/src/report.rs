@@ -95,4 +95,8 @@ pub struct UpdateReport {
     pub rebuilt: bool,
     /// Wall time of the update in milliseconds.
     pub elapsed_ms: u64,
+    /// Whether a running watcher made the update (the vault was not walked: the watcher's
+    /// events named what changed).
+    #[serde(default)]
+    pub by_watcher: bool,
 }

@@ -26,7 +26,7 @@ mod work;
 
 pub(crate) use read::note_text;
 pub use read::{MultiGetItem, NoteText, Status, StatusOptions};
-pub(crate) use update::link_targets;
+pub(crate) use update::{Scope, Updated, link_targets};
 pub use vectors::{
     EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, VectorCoverage, VectorStatus,
 };

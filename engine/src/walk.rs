@@ -436,6 +436,31 @@ pub fn walk_vault(
     root: &Path,
     skip_dir: Option<&Path>,
 ) -> crate::Result<(Vec<NoteFile>, Vec<Warning>)> {
+    let w = walk_notes(root, skip_dir, None)?;
+    let w = w.expect("a walk of the whole vault always answers");
+    Ok((w.files, w.warnings))
+}
+
+/// What [`walk_notes`] found.
+pub(crate) struct Walked {
+    /// The notes, sorted by path.
+    pub files: Vec<NoteFile>,
+    /// Problems met, sorted by path.
+    pub warnings: Vec<Warning>,
+    /// Whether a symlink was followed: a note is then reachable through more than one path, so
+    /// a change at one path says nothing of the others and only a whole walk is complete.
+    pub links: bool,
+}
+
+/// The walk of [`walk_vault`], of the whole vault (`scope` `None`) or only of the given
+/// vault-relative paths: a note file is listed when it is one, a folder walked whole, a path
+/// that is gone (or hidden, ignored, inside the index folder) lists nothing. A scoped walk
+/// answers `None` when a path in it is a symlink (only a whole walk resolves those).
+pub(crate) fn walk_notes(
+    root: &Path,
+    skip_dir: Option<&Path>,
+    scope: Option<&[String]>,
+) -> crate::Result<Option<Walked>> {
     let root_canon = fs::canonicalize(root).map_err(|e| crate::Error::VaultNotFound {
         path: root.to_path_buf(),
         detail: e.to_string(),
@@ -451,17 +476,66 @@ pub fn walk_vault(
     // The walk lists the notes; their sizes and mtimes are read afterwards, in parallel, each
     // relative to an open handle on its folder (a stat per note is most of a no-op update).
     let mut found: Vec<(String, PathBuf, Option<fs::Metadata>)> = Vec::new();
-    let walk_warnings = Walk::new(root)
-        .follow_symlinks_within(root_canon)
+    let mut links = false;
+    let walk = Walk::new(root)
+        .follow_symlinks_within(root_canon.clone())
         .skip_dir(skip_dir)
-        .ignore(&filters)
-        .run(&mut |e| {
-            if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
-                let followed = e.target_meta.cloned();
-                found.push((e.rel.to_string(), e.path.to_path_buf(), followed));
+        .ignore(&filters);
+    let mut visit = |e: &WalkEntry| {
+        links |= e.target_meta.is_some();
+        if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
+            let followed = e.target_meta.cloned();
+            found.push((e.rel.to_string(), e.path.to_path_buf(), followed));
+        }
+        Step::Continue
+    };
+    match scope {
+        None => warnings.extend(walk.run(&mut visit)),
+        Some(paths) => {
+            let mut direct = Vec::new();
+            let skip_real = skip_dir.and_then(|d| fs::canonicalize(d).ok());
+            for rel in paths {
+                let hidden =
+                    rel.is_empty() || rel.split('/').any(|c| c.is_empty() || c.starts_with('.'));
+                if hidden || filters.is_ignored(rel) || ancestors_ignored(&filters, rel) {
+                    continue;
+                }
+                let abs = root.join(rel);
+                if skip_real
+                    .as_deref()
+                    .is_some_and(|s| root_canon.join(rel).starts_with(s))
+                {
+                    continue;
+                }
+                let meta = match fs::symlink_metadata(&abs) {
+                    Ok(m) => m,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => {
+                        warnings.push(Warning {
+                            path: rel.clone(),
+                            kind: WarningKind::Unreadable,
+                            message: format!("cannot stat: {e}"),
+                        });
+                        continue;
+                    }
+                };
+                if meta.file_type().is_symlink() {
+                    return Ok(None);
+                }
+                if meta.is_dir() {
+                    warnings.extend(walk.clone().start_at(rel).run(&mut visit));
+                } else if meta.is_file() {
+                    let name = rel.rsplit('/').next().unwrap_or(rel);
+                    if crate::markdown::is_markdown_name(name) {
+                        direct.push((rel.clone(), abs, None));
+                    }
+                }
             }
-            Step::Continue
-        });
+            found.extend(direct);
+            found.sort_by(|a, b| a.0.cmp(&b.0));
+            found.dedup_by(|a, b| a.0 == b.0);
+        }
+    }
     let stated = stat_all(&found);
     let mut files = Vec::with_capacity(found.len());
     for ((rel, abs, _), st) in found.into_iter().zip(stated) {
@@ -479,10 +553,19 @@ pub fn walk_vault(
             }),
         }
     }
-    warnings.extend(walk_warnings);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((files, warnings))
+    Ok(Some(Walked {
+        files,
+        warnings,
+        links,
+    }))
+}
+
+/// Whether a folder above `rel` is excluded by the filters (a whole walk never enters it).
+fn ancestors_ignored(filters: &IgnoreFilters, rel: &str) -> bool {
+    rel.match_indices('/')
+        .any(|(at, _)| filters.is_ignored(&rel[..at]))
 }
 
 /// (size, mtime in ns) of each found note: a followed symlink's target's from the walk, the

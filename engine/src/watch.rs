@@ -43,7 +43,10 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::report::UpdateReport;
-use crate::vault::{EmbedReport, NoProgress, Vault};
+use crate::vault::{EmbedReport, NoProgress, Scope, Updated, Vault};
+
+mod sync;
+pub(crate) use sync::ask as ask_watcher;
 
 /// Passes the embedding thread's events on to the watcher's callback.
 type Drain<'a> = &'a dyn Fn(&mut dyn FnMut(WatchEvent));
@@ -114,12 +117,19 @@ pub enum WatchEvent {
 }
 
 /// One relevant filesystem event.
+#[derive(Default)]
 struct Seen {
     /// Notes the event took away (deleted, or renamed from).
     removed_md: Vec<PathBuf>,
     /// Notes the event brought (created, or renamed to).
     created_md: Vec<PathBuf>,
-    rescan: bool,
+    /// Every vault-relative path it names (notes, folders, other files): the change feed.
+    paths: Vec<String>,
+    /// Only a walk of the whole vault is sure to see what it changed: events were lost, the
+    /// ignore filters changed, or a path is not UTF-8.
+    whole: bool,
+    /// Requests from updates in other processes (see [`sync`]).
+    requests: Vec<PathBuf>,
 }
 
 /// Which folder stands at the vault's path: device and inode (the path alone elsewhere).
@@ -232,14 +242,31 @@ impl Vault {
                 Err(vanished(self.root()))
             }
         };
-        let report = self.update_retrying(stop, false)?;
-        on(WatchEvent::Started { report });
+        let first = self.update_retrying(stop, false, Scope::All)?;
+        // Whether every note has one path only, so the changed paths are all an update needs
+        // to look at; otherwise every batch walks the whole vault.
+        let mut feed = !first.links;
+        on(WatchEvent::Started {
+            report: first.report,
+        });
+        // Now the index is current: answer other processes' updates (see `sync`). The folder
+        // of requests is watched like the vault (it is outside the vault when the index is).
+        let mut serving = sync::Serving::start(self.index_dir());
+        let mut serving_tried = Instant::now();
+        if !self.index_dir().starts_with(self.root()) {
+            let _ = watcher.watch(&sync::folder(self.index_dir()), RecursiveMode::NonRecursive);
+        }
         // Chunks left without vectors while nothing watched are embedded too.
         kick();
         let mut last_update = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             drain(on);
             intact()?;
+            // The lock may have been busy (another watcher, or an update looking at it).
+            if serving.is_none() && serving_tried.elapsed() >= Duration::from_secs(1) {
+                serving = sync::Serving::start(self.index_dir());
+                serving_tried = Instant::now();
+            }
             let until_reconcile = opts
                 .reconcile_every
                 .saturating_sub(last_update.elapsed())
@@ -249,12 +276,16 @@ impl Vault {
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if last_update.elapsed() >= opts.reconcile_every {
                         intact()?;
-                        match self.update_retrying(stop, true) {
-                            Ok(report) if !report.changes.is_empty() => {
-                                kick();
-                                on(WatchEvent::Reconciled { report })
+                        match self.update_retrying(stop, true, Scope::All) {
+                            Ok(done) => {
+                                feed = !done.links;
+                                if !done.report.changes.is_empty() {
+                                    kick();
+                                    on(WatchEvent::Reconciled {
+                                        report: done.report,
+                                    })
+                                }
                             }
-                            Ok(_) => {}
                             Err(e) => on(WatchEvent::Problem(e)),
                         }
                         last_update = Instant::now();
@@ -265,24 +296,27 @@ impl Vault {
             };
             let started = Instant::now();
             let mut events = 0;
-            let mut removed: Vec<PathBuf> = Vec::new();
-            let mut created: Vec<PathBuf> = Vec::new();
-            let mut rescan = false;
+            let mut batch = Seen::default();
             let mut next = Some(first);
             // The quiet spell counts from the last relevant event: readers opening index files
             // (a search, a status) raise events too, and must not hold a save back until
             // max_delay.
             let mut last_relevant = started;
-            // Close the batch after a quiet spell, or at max_delay.
+            // Close the batch after a quiet spell, or at max_delay, or at once when an update
+            // asks: every change made before its request is already in the batch.
             loop {
                 match next.take() {
                     Some(Ok(ev)) => {
-                        if let Some(seen) = self.relevant(&ev) {
-                            last_relevant = Instant::now();
-                            events += 1;
-                            removed.extend(seen.removed_md);
-                            created.extend(seen.created_md);
-                            rescan |= seen.rescan;
+                        if let Some(seen) = self.relevant(&ev, serving.as_ref()) {
+                            if seen.requests.is_empty() {
+                                last_relevant = Instant::now();
+                                events += 1;
+                            }
+                            batch.removed_md.extend(seen.removed_md);
+                            batch.created_md.extend(seen.created_md);
+                            batch.paths.extend(seen.paths);
+                            batch.whole |= seen.whole;
+                            batch.requests.extend(seen.requests);
                         }
                     }
                     Some(Err(e)) => on(WatchEvent::Problem(Error::invalid(
@@ -291,10 +325,20 @@ impl Vault {
                     ))),
                     None => {}
                 }
+                if !batch.requests.is_empty() {
+                    // Take what is already queued, then answer.
+                    match rx.try_recv() {
+                        Ok(ev) => {
+                            next = Some(ev);
+                            continue;
+                        }
+                        Err(_) => break,
+                    }
+                }
                 // A note still missing that no new note in the batch accounts for (as a move
                 // does) may be the first half of a delete-then-create: wait for it.
-                let missing = removed.iter().filter(|p| !p.exists()).count();
-                let arrived = created.iter().filter(|p| p.exists()).count();
+                let missing = batch.removed_md.iter().filter(|p| !p.exists()).count();
+                let arrived = batch.created_md.iter().filter(|p| p.exists()).count();
                 let quiet = if missing > arrived {
                     opts.removal_grace
                 } else {
@@ -310,25 +354,58 @@ impl Vault {
                     Err(_) => break,
                 }
             }
-            if events == 0 {
+            if events == 0 && batch.requests.is_empty() {
                 continue;
             }
-            intact()?;
+            let answer = |result: std::result::Result<&UpdateReport, &Error>| {
+                if let Some(s) = &serving {
+                    let answer = sync::Answer {
+                        report: result.ok().cloned(),
+                        error: result.err().map(Error::to_string),
+                    };
+                    for request in &batch.requests {
+                        s.answer(request, &answer);
+                    }
+                }
+            };
+            if let Err(e) = intact() {
+                answer(Err(&e));
+                return Err(e);
+            }
+            let rescan = batch.whole;
             if rescan {
                 on(WatchEvent::Rescanned);
             }
-            match self.update_retrying(stop, rescan) {
-                Ok(report) => {
-                    if !report.changes.is_empty() {
+            batch.paths.sort();
+            batch.paths.dedup();
+            let scope = if feed && !rescan {
+                Scope::Paths(&batch.paths)
+            } else {
+                Scope::All
+            };
+            match self.update_retrying(stop, rescan, scope) {
+                Ok(done) => {
+                    answer(Ok(&done.report));
+                    feed = if done.whole {
+                        !done.links
+                    } else {
+                        feed && !done.links
+                    };
+                    if !done.report.changes.is_empty() {
                         kick();
                     }
-                    on(WatchEvent::Updated {
-                        report,
-                        events,
-                        latency: started.elapsed(),
-                    })
+                    if events > 0 {
+                        on(WatchEvent::Updated {
+                            report: done.report,
+                            events,
+                            latency: started.elapsed(),
+                        })
+                    }
                 }
-                Err(e) => on(WatchEvent::Problem(e)),
+                Err(e) => {
+                    answer(Err(&e));
+                    on(WatchEvent::Problem(e))
+                }
             }
             last_update = Instant::now();
         }
@@ -407,15 +484,10 @@ impl Vault {
     }
 
     /// An update, retried while another process holds the index writer (bounded).
-    fn update_retrying(&self, stop: &AtomicBool, verify: bool) -> Result<UpdateReport> {
+    fn update_retrying(&self, stop: &AtomicBool, verify: bool, scope: Scope) -> Result<Updated> {
         let deadline = Instant::now() + crate::vault::WRITER_WAIT;
         loop {
-            let r = if verify {
-                self.update_verified(&NoProgress)
-            } else {
-                self.update(&NoProgress)
-            };
-            match r {
+            match self.update_in(&NoProgress, verify, scope) {
                 Err(Error::Busy { .. })
                     if Instant::now() < deadline && !stop.load(Ordering::Relaxed) =>
                 {
@@ -426,15 +498,41 @@ impl Vault {
         }
     }
 
-    /// Whether an event can change what is indexed: not inside the index folder or `.git/`,
-    /// not a mere read or metadata access.
-    fn relevant(&self, ev: &notify::Event) -> Option<Seen> {
+    /// What an event can change in the index: nothing inside the index folder, `.git/` or any
+    /// other hidden path (but `.obsidian/app.json`, the ignore filters), nothing for a mere read
+    /// or metadata access; requests from other processes' updates are picked out (`serving`).
+    fn relevant(&self, ev: &notify::Event, serving: Option<&sync::Serving>) -> Option<Seen> {
         if matches!(ev.kind, EventKind::Access(_)) {
             return None;
         }
-        let rescan = ev.need_rescan();
+        let mut seen = Seen {
+            whole: ev.need_rescan(),
+            ..Seen::default()
+        };
+        if let Some(s) = serving
+            && matches!(ev.kind, EventKind::Create(_))
+        {
+            seen.requests = ev
+                .paths
+                .iter()
+                .filter(|p| s.is_request(p))
+                .cloned()
+                .collect();
+        }
         let paths: Vec<&PathBuf> = ev.paths.iter().filter(|p| !self.is_machinery(p)).collect();
-        if paths.is_empty() && !rescan {
+        for p in &paths {
+            let Some(rel) = p.strip_prefix(self.root()).ok().and_then(|r| r.to_str()) else {
+                seen.whole = true;
+                continue;
+            };
+            let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+            if rel.is_empty() || rel == ".obsidian" || rel == ".obsidian/app.json" {
+                seen.whole = true;
+            } else if !rel.split('/').any(|c| c.starts_with('.')) {
+                seen.paths.push(rel);
+            }
+        }
+        if seen.paths.is_empty() && !seen.whole && seen.requests.is_empty() {
             return None;
         }
         use notify::event::{ModifyKind, RenameMode};
@@ -443,7 +541,7 @@ impl Vault {
             .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")))
             .map(|p| (*p).clone())
             .collect();
-        let (removed_md, created_md) = match ev.kind {
+        (seen.removed_md, seen.created_md) = match ev.kind {
             EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From)) => {
                 (md, Vec::new())
             }
@@ -466,11 +564,7 @@ impl Vault {
             EventKind::Modify(ModifyKind::Name(_)) => md.into_iter().partition(|p| !p.exists()),
             _ => (Vec::new(), Vec::new()),
         };
-        Some(Seen {
-            removed_md,
-            created_md,
-            rescan,
-        })
+        Some(seen)
     }
 
     fn is_machinery(&self, p: &Path) -> bool {

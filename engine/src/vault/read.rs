@@ -295,7 +295,7 @@ impl Vault {
         let empty = StateView::empty(&self.state_path(), chunking, max);
         let state = view.as_ref().unwrap_or(&empty);
         // What an update would read: files whose size or mtime moved, new files, gone files.
-        let plan = super::update::plan(state, &files, false, false);
+        let plan = super::update::plan(state, &files, false, false, None);
         warnings.extend(plan.warnings);
         let mut pending = Changes::default();
         let (mut notes, mut chunks) = (plan.clean_notes, plan.clean_chunks);

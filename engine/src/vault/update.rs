@@ -20,7 +20,7 @@ use crate::state::{
     Entry, IndexState, LastUpdate, NoteState, Old, SkippedState, StateView, record_changes,
 };
 use crate::vector::VectorStore;
-use crate::walk::{NoteFile, walk_vault};
+use crate::walk::{NoteFile, walk_notes};
 
 /// Files modified this close before the last scan are re-hashed on the next update.
 pub(super) const RACY_MARGIN_NS: i64 = 100_000_000;
@@ -227,7 +227,15 @@ impl Vault {
     /// Only files whose size or mtime changed are read, and only those whose content hash changed
     /// are re-parsed and re-indexed. Deleted notes disappear; a moved note is reported as a rename.
     /// Problem files become warnings and never stop the update. The vault itself is never written.
+    ///
+    /// While a watcher keeps this index current (`mindex watch`, or a server started with
+    /// `--watch`), the update asks it instead of walking the vault: the watcher applies every
+    /// change made before the request (only the paths its events name) and answers with the
+    /// report; when it does not answer, the update walks the vault itself.
     pub fn update(&self, progress: &dyn Progress) -> Result<UpdateReport> {
+        if let Some(report) = crate::watch::ask_watcher(&self.index_dir, WRITER_WAIT) {
+            return Ok(report);
+        }
         self.update_with(progress, false)
     }
 
@@ -288,7 +296,7 @@ impl Vault {
         if !readable {
             fs::remove_dir_all(&vectors).map_err(|e| Error::io(&vectors, e))?;
         }
-        self.update(progress)
+        self.update_with(progress, false)
     }
 
     /// Creates the index folder, but never the vault around it: when the vault folder is gone
@@ -310,6 +318,19 @@ impl Vault {
         progress: &dyn Progress,
         verify: bool,
     ) -> Result<UpdateReport> {
+        self.update_in(progress, verify, Scope::All)
+            .map(|u| u.report)
+    }
+
+    /// The update proper, of the whole vault or of the paths a change feed names (see
+    /// [`Scope`]); a scoped update that cannot be complete (no state yet, a symlink among the
+    /// paths) walks the whole vault instead, and says so.
+    pub(crate) fn update_in(
+        &self,
+        progress: &dyn Progress,
+        verify: bool,
+        scope: Scope<'_>,
+    ) -> Result<Updated> {
         let t0 = Instant::now();
         self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
@@ -337,12 +358,51 @@ impl Vault {
         // their tickets are settled by this commit.
         let settled = pending::list(&self.index_dir);
         let scanned_at_ns = now_ns();
-        let (files, walk_warnings) = walk_vault(&self.root, Some(&self.index_dir))?;
-        warnings.extend(walk_warnings);
+        let mut scoped: Option<Vec<String>> = match scope {
+            Scope::Paths(paths) if !rebuilt => {
+                let mut all = paths.to_vec();
+                all.extend(settled.iter().flat_map(|t| t.rels.iter().cloned()));
+                all.sort();
+                all.dedup();
+                Some(all)
+            }
+            _ => None,
+        };
+        let index_dir = Some(self.index_dir.as_path());
+        let walked = match &scoped {
+            Some(paths) => walk_notes(&self.root, index_dir, Some(paths))?,
+            None => None,
+        };
+        let walked = match walked {
+            Some(w) => w,
+            None => {
+                scoped = None;
+                walk_notes(&self.root, index_dir, None)?
+                    .expect("a walk of the whole vault always answers")
+            }
+        };
+        let links = walked.links;
+        let files = walked.files;
+        warnings.extend(walked.warnings);
 
         // Decide which files must be read: a merge of two path-sorted lists, touching only the
         // fixed-size records of the state (the details of a file are parsed when it changed).
-        let plan = plan(&old, &files, verify, true);
+        let in_scope = scoped.as_ref().map(|paths| {
+            let set: HashSet<&str> = paths.iter().map(String::as_str).collect();
+            move |rel: &str| {
+                set.contains(rel)
+                    || rel
+                        .match_indices('/')
+                        .any(|(at, _)| set.contains(&rel[..at]))
+            }
+        });
+        let plan = plan(
+            &old,
+            &files,
+            verify,
+            true,
+            in_scope.as_ref().map(|f| f as &dyn Fn(&str) -> bool),
+        );
         warnings.extend(plan.warnings);
 
         progress.start("indexing", plan.to_read.len() as u64);
@@ -494,16 +554,22 @@ impl Vault {
             // The state of an index before `state.bin` (format 5 and older).
             let _ = fs::remove_file(self.index_dir.join("state.json"));
         } else {
-            // Only what changed goes to disk: a no-op update writes one summary line.
+            // Only what changed goes to disk: a no-op update writes one summary line. A scoped
+            // update stats only its paths, so the time of the last whole scan stands.
+            let scanned = if scoped.is_some() {
+                old.scanned_at_ns()
+            } else {
+                scanned_at_ns
+            };
             record_changes(
                 &path,
                 old.generation(),
                 &changed,
-                Some((scanned_at_ns, last_update)),
+                Some((scanned, last_update)),
             )?;
         }
         pending::remove(&settled);
-        Ok(UpdateReport {
+        let report = UpdateReport {
             unchanged: notes - fresh.len(),
             notes,
             chunks,
@@ -511,6 +577,12 @@ impl Vault {
             warnings,
             rebuilt,
             elapsed_ms,
+            by_watcher: false,
+        };
+        Ok(Updated {
+            report,
+            whole: scoped.is_none(),
+            links,
         })
     }
 
@@ -657,6 +729,27 @@ impl Vault {
     }
 }
 
+/// Which files an update looks at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    /// Every file: the vault is walked.
+    All,
+    /// Only these vault-relative paths (note files, or folders taken whole), as a change feed
+    /// names them; every other file in the state is taken as unchanged.
+    Paths(&'a [String]),
+}
+
+/// What [`Vault::update_in`] did.
+#[derive(Debug)]
+pub(crate) struct Updated {
+    pub report: UpdateReport,
+    /// Whether the whole vault was walked.
+    pub whole: bool,
+    /// Whether the walk followed a symlink (a change feed is then not enough: see
+    /// [`crate::walk::Walked::links`]).
+    pub links: bool,
+}
+
 /// What an update must do, decided from the walk and the state's records alone.
 pub(super) struct Plan<'f, 's> {
     /// Files to read (with their previous state, when they had one).
@@ -675,11 +768,14 @@ pub(super) struct Plan<'f, 's> {
 /// last scan by more than the clock's resolution ([`RACY_MARGIN_NS`]): one modified within it
 /// may have changed again without its mtime moving ("racily clean"), so it is read again
 /// (unless `racy` is false: `status` reports what visibly changed). `verify` reads every file.
+/// With `in_scope`, `files` holds only the paths it accepts, and a state entry it rejects is
+/// clean (a change feed said nothing changed there).
 pub(super) fn plan<'f, 's>(
     old: &'s StateView,
     files: &'f [NoteFile],
     verify: bool,
     racy: bool,
+    in_scope: Option<&dyn Fn(&str) -> bool>,
 ) -> Plan<'f, 's> {
     let mut p = Plan {
         to_read: Vec::new(),
@@ -693,13 +789,30 @@ pub(super) fn plan<'f, 's>(
     } else {
         i64::MAX
     };
+    // A state entry the walk did not list: gone, unless it lies outside the scope.
+    let unlisted = |p: &mut Plan<'f, 's>, rel: &'s str, o: Old<'s>| {
+        if in_scope.is_none_or(|f| f(rel)) {
+            p.removed.push((rel, o));
+            return;
+        }
+        let st = old.stat(o);
+        if st.warned
+            && let Ok(e) = old.entry(o)
+        {
+            p.warnings.extend(e.warnings());
+        }
+        if !st.skipped {
+            p.clean_notes += 1;
+            p.clean_chunks += st.chunks as usize;
+        }
+    };
     let mut state = old.iter().peekable();
     for f in files {
         while let Some(&(rel, o)) = state.peek() {
             if rel >= f.rel.as_str() {
                 break;
             }
-            p.removed.push((rel, o));
+            unlisted(&mut p, rel, o);
             state.next();
         }
         let prev = match state.peek() {
@@ -735,6 +848,137 @@ pub(super) fn plan<'f, 's>(
             p.clean_chunks += st.chunks as usize;
         }
     }
-    p.removed.extend(state);
+    for (rel, o) in state {
+        unlisted(&mut p, rel, o);
+    }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SearchOptions, VaultOptions};
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn paths(v: &Vault, q: &str) -> Vec<String> {
+        let mut out: Vec<String> = v
+            .search(q, &SearchOptions::default())
+            .unwrap()
+            .into_iter()
+            .map(|h| h.path)
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn scoped(v: &Vault, rels: &[&str]) -> Updated {
+        let rels: Vec<String> = rels.iter().map(|s| s.to_string()).collect();
+        v.update_in(&NoProgress, false, Scope::Paths(&rels))
+            .unwrap()
+    }
+
+    /// A change feed's paths are all a scoped update reads: notes, folders taken whole (added,
+    /// removed, renamed), renames found by content across them; a change it was not told of
+    /// waits for the next whole walk, and the totals and warnings are the whole vault's.
+    #[test]
+    fn a_scoped_update_applies_the_named_paths_and_only_those() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, "a/edit.md", "# Edit\n\nfirstword\n");
+        write(r, "b/gone.md", "# Gone\n\ngoneword\n");
+        write(r, "b/deep/gone2.md", "# Gone2\n\ngoneword\n");
+        write(
+            r,
+            "c/moved.md",
+            "# Moved\n\nmovedword in a note long enough to be itself\n",
+        );
+        write(r, "d/quiet.md", "# Quiet\n\nquietword\n");
+        write(
+            r,
+            "w/bad.md",
+            "---\ntitle: [unclosed\n---\n# Bad\n\nbadword\n",
+        );
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        let first = v.update(&NoProgress).unwrap();
+        assert_eq!(first.notes, 6);
+        let warned = first.warnings.len();
+        assert!(warned > 0, "the broken frontmatter is reported");
+
+        write(r, "a/edit.md", "# Edit\n\nsecondword, and longer now\n");
+        fs::remove_dir_all(r.join("b")).unwrap();
+        fs::create_dir_all(r.join("e")).unwrap();
+        fs::rename(r.join("c/moved.md"), r.join("e/moved.md")).unwrap();
+        write(r, "new/sub/fresh.md", "# Fresh\n\nfreshword\n");
+        write(r, "new/.hidden.md", "# Hidden\n\nhiddenword\n");
+        // Not named by the feed: invisible to the scoped update.
+        write(r, "d/quiet.md", "# Quiet\n\nloudword, longer than before\n");
+
+        let done = scoped(&v, &["a/edit.md", "b", "c/moved.md", "e/moved.md", "new"]);
+        assert!(!done.whole && !done.links);
+        let ch = &done.report.changes;
+        assert_eq!(ch.modified, vec!["a/edit.md"]);
+        assert_eq!(ch.added, vec!["new/sub/fresh.md"]);
+        let mut removed = ch.removed.clone();
+        removed.sort();
+        assert_eq!(removed, vec!["b/deep/gone2.md", "b/gone.md"]);
+        assert_eq!(ch.renamed.len(), 1);
+        assert_eq!(
+            (ch.renamed[0].from.as_str(), ch.renamed[0].to.as_str()),
+            ("c/moved.md", "e/moved.md")
+        );
+        assert_eq!(done.report.notes, 5, "the totals are the whole vault's");
+        assert_eq!(
+            done.report.warnings.len(),
+            warned,
+            "{:?}",
+            done.report.warnings
+        );
+        assert_eq!(paths(&v, "secondword"), vec!["a/edit.md"]);
+        assert!(paths(&v, "goneword").is_empty());
+        assert_eq!(paths(&v, "freshword"), vec!["new/sub/fresh.md"]);
+        assert!(paths(&v, "hiddenword").is_empty());
+        assert!(paths(&v, "loudword").is_empty(), "not named, not read");
+
+        // The next whole walk finds what the feed did not name.
+        let whole = v.update_in(&NoProgress, false, Scope::All).unwrap();
+        assert!(whole.whole);
+        assert_eq!(whole.report.changes.modified, vec!["d/quiet.md"]);
+        assert_eq!(paths(&v, "loudword"), vec!["d/quiet.md"]);
+    }
+
+    /// A symlink among the named paths: only a whole walk resolves it, so one runs.
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_in_scope_makes_the_update_walk_the_whole_vault() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, "real/n.md", "# N\n\nlinkedword\n");
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        let first = v.update_in(&NoProgress, false, Scope::All).unwrap();
+        assert!(!first.links);
+        std::os::unix::fs::symlink(r.join("real"), r.join("alias")).unwrap();
+        let done = scoped(&v, &["alias"]);
+        assert!(done.whole && done.links, "{:?}", done.report);
+        // (The walk enters the real folder once, through the first path in name order.)
+        assert_eq!(paths(&v, "linkedword"), vec!["alias/n.md"]);
+    }
+
+    /// Without an index state there is nothing to compare a few paths with: the whole vault is
+    /// walked and indexed.
+    #[test]
+    fn a_scoped_update_of_a_new_index_builds_it_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, "x/one.md", "# One\n\noneword\n");
+        write(r, "y/two.md", "# Two\n\ntwoword\n");
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        let done = scoped(&v, &["x/one.md"]);
+        assert!(done.whole && done.report.rebuilt);
+        assert_eq!(done.report.notes, 2);
+    }
 }
