@@ -118,6 +118,60 @@ fn main() -> anyhow::Result<()> {
     ));
     rows.push(row("no-op update (whole process)", &noop, None));
 
+    // The same two updates while `mindex watch` runs: `update` asks the watcher, which applies
+    // the paths its events named, instead of walking the vault.
+    let mut watcher = Command::new(&bin)
+        .args(["watch", "--json", "--vault", &root_s])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    // Kept open until the watcher stops: it reports every batch on stdout.
+    let mut watch_out = std::io::BufReader::new(watcher.stdout.take().context("watch stdout")?);
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut watch_out, &mut first)?;
+    if !first.contains("\"started\"") {
+        bail!("mindex watch did not start: {first}");
+    }
+    let watched_noop = time_runs(10, |_| {
+        let mut c = Command::new(&bin);
+        c.args(["update", "-q", "--vault", &root_s]);
+        c
+    })?;
+    let watched_incr = time_runs(15, |i| {
+        let p = root.join(&edit_targets[i]);
+        let mut text = std::fs::read_to_string(&p).expect("read note");
+        text.push_str(&format!("\nEdited while watched, run {i}.\n"));
+        std::fs::write(&p, text).expect("write note");
+        let mut c = Command::new(&bin);
+        c.args(["update", "-q", "--vault", &root_s]);
+        c
+    })?;
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&p)? + "\nOne more watched edit.\n",
+    )?;
+    let out = Command::new(&bin)
+        .args(["update", "--json", "--vault", &root_s])
+        .output()?;
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    drop(watch_out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let changed = report["changes"]["modified"].as_array().map_or(0, Vec::len);
+    if report["by_watcher"] != true || changed != 1 {
+        bail!("expected the watcher to report one modified note, got {report}");
+    }
+    rows.push(row(
+        "incremental update after editing one note, `mindex watch` running (whole process)",
+        &watched_incr,
+        Some(300.0),
+    ));
+    rows.push(row(
+        "no-op update, `mindex watch` running (whole process)",
+        &watched_noop,
+        Some(150.0),
+    ));
+
     // Queries: 1-3 words from the mid-frequency vocabulary.
     let mut qrng = Rng::new(11);
     let queries: Vec<String> = (0..200)

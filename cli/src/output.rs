@@ -200,12 +200,16 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn summary(c: &Changes) -> String {
+    summary_of(c.counts())
+}
+
+fn summary_of(c: mindex::report::ChangeCounts) -> String {
     let mut parts = Vec::new();
     for (n, what) in [
-        (c.added.len(), "added"),
-        (c.modified.len(), "modified"),
-        (c.removed.len(), "removed"),
-        (c.renamed.len(), "renamed"),
+        (c.added, "added"),
+        (c.modified, "modified"),
+        (c.removed, "removed"),
+        (c.renamed, "renamed"),
     ] {
         if n > 0 {
             parts.push(format!("{n} {what}"));
@@ -218,25 +222,28 @@ fn summary(c: &Changes) -> String {
     }
 }
 
-/// Lists changed paths, at most `max` per kind.
-fn list_changes(out: &mut String, c: &Changes, max: usize) {
-    let mut list = |sign: &str, items: Vec<String>| {
+/// Lists changed paths, at most `max` per kind, and how many more each kind changed
+/// (`counts`: the lists may have been cut before).
+fn list_changes(out: &mut String, c: &Changes, counts: mindex::report::ChangeCounts, max: usize) {
+    let mut list = |sign: &str, items: Vec<String>, count: usize| {
         for p in items.iter().take(max) {
             let _ = writeln!(out, "  {sign} {p}");
         }
-        if items.len() > max {
-            let _ = writeln!(out, "  {sign} … and {} more", items.len() - max);
+        let shown = items.len().min(max);
+        if count > shown {
+            let _ = writeln!(out, "  {sign} … and {} more", count - shown);
         }
     };
-    list("+", c.added.clone());
-    list("~", c.modified.clone());
-    list("-", c.removed.clone());
+    list("+", c.added.clone(), counts.added);
+    list("~", c.modified.clone(), counts.modified);
+    list("-", c.removed.clone(), counts.removed);
     list(
         ">",
         c.renamed
             .iter()
             .map(|r| format!("{} -> {}", r.from, r.to))
             .collect(),
+        counts.renamed,
     );
 }
 
@@ -406,7 +413,7 @@ impl Out {
             }
         );
         if !r.rebuilt {
-            list_changes(&mut s, &r.changes, 20);
+            list_changes(&mut s, &r.changes, r.changes.counts(), 20);
         }
         emit(&s)
     }
@@ -745,10 +752,10 @@ impl Out {
                 ago(u.finished_unix_ms),
                 u.elapsed_ms,
                 if u.rebuilt { "full build, " } else { "" },
-                summary(&u.changes)
+                summary_of(u.counts())
             );
             if !u.rebuilt {
-                list_changes(&mut s, &u.changes, 10);
+                list_changes(&mut s, &u.changes, u.counts(), 10);
             }
         }
         if !st.damaged.is_empty() {
@@ -792,7 +799,7 @@ impl Out {
                 "Pending:      {} (run `mindex update`)",
                 summary(&st.pending)
             );
-            list_changes(&mut s, &st.pending, 10);
+            list_changes(&mut s, &st.pending, st.pending.counts(), 10);
         }
         match &st.vectors {
             Some(v) => {

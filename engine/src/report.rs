@@ -66,10 +66,51 @@ pub struct Changes {
     pub renamed: Vec<Rename>,
 }
 
+/// How many notes changed, by kind: [`Changes`] counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeCounts {
+    /// Notes added.
+    pub added: usize,
+    /// Notes modified.
+    pub modified: usize,
+    /// Notes removed.
+    pub removed: usize,
+    /// Notes renamed.
+    pub renamed: usize,
+}
+
+impl ChangeCounts {
+    /// All kinds together.
+    pub fn total(&self) -> usize {
+        self.added + self.modified + self.removed + self.renamed
+    }
+}
+
 impl Changes {
     /// Total number of notes changed.
     pub fn len(&self) -> usize {
         self.added.len() + self.modified.len() + self.removed.len() + self.renamed.len()
+    }
+
+    /// How many notes of each kind changed.
+    pub fn counts(&self) -> ChangeCounts {
+        ChangeCounts {
+            added: self.added.len(),
+            modified: self.modified.len(),
+            removed: self.removed.len(),
+            renamed: self.renamed.len(),
+        }
+    }
+
+    /// The first `max` paths of each kind.
+    pub fn first(&self, max: usize) -> Changes {
+        let cut = |v: &[String]| v.iter().take(max).cloned().collect();
+        Changes {
+            added: cut(&self.added),
+            modified: cut(&self.modified),
+            removed: cut(&self.removed),
+            renamed: self.renamed.iter().take(max).cloned().collect(),
+        }
     }
 
     /// Whether nothing changed.

@@ -556,14 +556,24 @@ impl<'v> Scoped<'v> {
                 count: c.len(),
             }
         };
-        let last_update = st.last_update.as_ref().map(|u| AgentUpdate {
-            finished_unix_ms: u.finished_unix_ms,
-            elapsed_ms: u.elapsed_ms,
-            rebuilt: u.rebuilt,
-            warnings: u.warnings,
-            changes: changes(&u.changes),
+        // Paths the state did not keep (past its cap) are counted, never shown.
+        let unlisted = st
+            .last_update
+            .as_ref()
+            .map_or(0, |u| u.counts().total() - u.changes.len());
+        let last_update = st.last_update.as_ref().map(|u| {
+            let mut listed = changes(&u.changes);
+            listed.count += unlisted;
+            AgentUpdate {
+                finished_unix_ms: u.finished_unix_ms,
+                elapsed_ms: u.elapsed_ms,
+                rebuilt: u.rebuilt,
+                warnings: u.warnings,
+                changes: listed,
+            }
         });
         let pending = changes(&st.pending);
+        not_shown += unlisted;
         let warnings: Vec<Warning> = st
             .warnings
             .iter()

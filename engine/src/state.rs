@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::ChunkOptions;
 use crate::error::{Error, Result};
-use crate::report::{Changes, Warning};
+use crate::report::{ChangeCounts, Changes, Warning};
 
 /// Bumped whenever the index layout or what goes into it changes; a mismatch rebuilds.
 pub(crate) const FORMAT_VERSION: u32 = 6;
@@ -58,6 +58,37 @@ pub(crate) struct SkippedState {
     pub warning: Warning,
 }
 
+/// The paths of each kind a [`LastUpdate`] keeps. A full build changes every note: listing them
+/// all would make the state's header grow with the vault, and every update parses it.
+pub const LAST_UPDATE_PATHS: usize = 100;
+
+impl LastUpdate {
+    /// The summary of an update that changed `changes` (its lists cut to [`LAST_UPDATE_PATHS`]).
+    pub(crate) fn new(
+        finished_unix_ms: u64,
+        elapsed_ms: u64,
+        changes: &Changes,
+        rebuilt: bool,
+        warnings: usize,
+    ) -> LastUpdate {
+        let listed = changes.first(LAST_UPDATE_PATHS);
+        let counts = (listed.len() < changes.len()).then(|| changes.counts());
+        LastUpdate {
+            finished_unix_ms,
+            elapsed_ms,
+            changes: listed,
+            counts,
+            rebuilt,
+            warnings,
+        }
+    }
+
+    /// How many notes of each kind it changed (listed or not).
+    pub fn counts(&self) -> ChangeCounts {
+        self.counts.unwrap_or_else(|| self.changes.counts())
+    }
+}
+
 /// Summary of the last update, for `status`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastUpdate {
@@ -65,8 +96,11 @@ pub struct LastUpdate {
     pub finished_unix_ms: u64,
     /// How long it took.
     pub elapsed_ms: u64,
-    /// What it changed.
+    /// What it changed: at most [`LAST_UPDATE_PATHS`] paths of each kind (see `counts`).
     pub changes: Changes,
+    /// How many notes of each kind it changed, when `changes` lists only the first ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<ChangeCounts>,
     /// Whether it rebuilt the whole index.
     pub rebuilt: bool,
     /// How many warnings it reported.

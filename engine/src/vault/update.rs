@@ -334,7 +334,12 @@ impl Vault {
         let t0 = Instant::now();
         self.ensure_index_dir()?;
         let (lexical, created) = self.lexical_for_update()?;
-        let mut writer = lexical.writer()?;
+        // A few paths from a change feed take the writer of engine writes: cheaper to open,
+        // and its merges only fold small segments, so no edit waits for a big merge.
+        let mut writer = match scope {
+            Scope::Paths(p) if p.len() <= SMALL_SCOPE && !created => lexical.small_writer()?,
+            _ => lexical.writer()?,
+        };
         // The state is read under the writer lock so that concurrent updates serialise cleanly.
         let mut warnings = Vec::new();
         let path = self.state_path();
@@ -390,6 +395,13 @@ impl Vault {
         let in_scope = scoped.as_ref().map(|paths| {
             let set: HashSet<&str> = paths.iter().map(String::as_str).collect();
             move |rel: &str| {
+                // Most of the state lies outside the scope; a few paths are compared directly.
+                if paths.len() <= 16 {
+                    return paths.iter().any(|p| {
+                        rel.starts_with(p.as_str())
+                            && (rel.len() == p.len() || rel.as_bytes()[p.len()] == b'/')
+                    });
+                }
                 set.contains(rel)
                     || rel
                         .match_indices('/')
@@ -532,13 +544,13 @@ impl Vault {
 
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
         let elapsed_ms = t0.elapsed().as_millis() as u64;
-        let last_update = Some(LastUpdate {
-            finished_unix_ms: (now_ns() / 1_000_000) as u64,
+        let last_update = Some(LastUpdate::new(
+            (now_ns() / 1_000_000) as u64,
             elapsed_ms,
-            changes: changes.clone(),
+            &changes,
             rebuilt,
-            warnings: warnings.len(),
-        });
+            warnings.len(),
+        ));
         if rebuilt {
             let mut next = IndexState::new(chunking, max);
             next.scanned_at_ns = scanned_at_ns;
@@ -728,6 +740,9 @@ impl Vault {
         }
     }
 }
+
+/// Up to this many paths, a scoped update writes with the small writer.
+const SMALL_SCOPE: usize = 256;
 
 /// Which files an update looks at.
 #[derive(Debug, Clone, Copy)]
@@ -949,6 +964,30 @@ mod tests {
         assert!(whole.whole);
         assert_eq!(whole.report.changes.modified, vec!["d/quiet.md"]);
         assert_eq!(paths(&v, "loudword"), vec!["d/quiet.md"]);
+    }
+
+    /// The state keeps the first paths of a big update and counts the rest, so its header stays
+    /// small however many notes one update changed; `status` still reports every one.
+    #[test]
+    fn the_last_update_lists_a_few_paths_and_counts_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let n = crate::state::LAST_UPDATE_PATHS + 20;
+        for i in 0..n {
+            write(r, &format!("n/{i:04}.md"), &format!("# N{i}\n\nword{i}\n"));
+        }
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        assert_eq!(v.update(&NoProgress).unwrap().changes.added.len(), n);
+        let last = v.status().unwrap().last_update.unwrap();
+        assert_eq!(last.changes.added.len(), crate::state::LAST_UPDATE_PATHS);
+        assert_eq!(last.counts().added, n);
+        // A small update lists everything, and needs no counts.
+        write(r, "n/0000.md", "# N0\n\nchanged\n");
+        v.update(&NoProgress).unwrap();
+        let last = v.status().unwrap().last_update.unwrap();
+        assert_eq!(last.changes.modified, vec!["n/0000.md"]);
+        assert_eq!(last.counts, None);
+        assert_eq!(last.counts().modified, 1);
     }
 
     /// A symlink among the named paths: only a whole walk resolves it, so one runs.
