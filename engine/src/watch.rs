@@ -1,12 +1,20 @@
 //! Watch mode: filesystem events drive debounced incremental updates.
 //!
-//! The watcher never trusts events for *what* changed, only for *when* to look: each batch runs
-//! the ordinary incremental [`Vault::update`], which compares the disk with the index (size and
-//! mtime, then content hash) and applies everything in one commit. So every editor's save
+//! The events are a change feed: each batch runs the ordinary incremental update, scoped to the
+//! paths the batch's events named (those notes, and folders taken whole: a folder moved in or
+//! out is one event). The update compares them with the index (size and mtime, then content
+//! hash) and applies everything in one commit, without walking the vault. So every editor's save
 //! pattern — write in place, write a temp file and rename it over, delete then create, rename to
 //! a backup then write, moves between folders, whole-folder renames — ends in the same state as a
-//! manual update, a moved note keeps its identity (rename detection by content hash), and a
-//! reader sees the note before or after the save, never missing:
+//! manual update, a moved note keeps its identity (rename detection by content hash, across the
+//! batch's paths), and a reader sees the note before or after the save, never missing. The whole
+//! vault is walked instead when the events cannot be trusted to name everything: a queue
+//! overflow, a change to the ignore filters (`.obsidian/app.json`), a path that is not UTF-8, or
+//! a vault whose last whole walk followed a symlink (a note then has two paths, one event).
+//!
+//! While it watches, the watcher also answers other processes' updates (`watch/sync.rs`): an
+//! update asks it instead of walking the vault, which is what keeps `mindex update` and the
+//! hooks' refresh fast in a large vault.
 //!
 //! - a batch closes only after the events have been quiet for the debounce (default 40 ms), so
 //!   the two halves of one save land in one update;
