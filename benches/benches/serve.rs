@@ -1,13 +1,17 @@
 //! `mindex serve` under load: 50 concurrent MCP clients over Streamable HTTP on loopback, each
 //! its own keep-alive connection and session, calling `search` (and every 10th call `remember`
-//! with a lesson of its own) for a bounded time. Reports p50/p99 per tool, errors of any kind
+//! with a lesson of its own) for a bounded time: first back to back (closed loop, no think time:
+//! the server's throughput, and latency at saturation), then paced, each client one call per
+//! `MINDEX_BENCH_PACE_MS` (500) on a fixed schedule (latency at a load below saturation, counted
+//! from each call's scheduled time). Reports p50/p99 per tool, errors of any kind
 //! (HTTP status, JSON-RPC error, tool error, server busy) and lessons lost (written by a client,
 //! answered as stored, yet not on disk exactly once afterwards). The baseline in the same run is
 //! one client alone on the same server (no contention).
 //!
 //! Run with `benches/run-serve.sh` (or build `mindex-cli` in release and `cargo bench -p
 //! mindex-benches --bench serve`). Environment: `MINDEX_BENCH_NOTES` (default 10000),
-//! `MINDEX_BENCH_CLIENTS` (50), `MINDEX_BENCH_SECONDS` (20).
+//! `MINDEX_BENCH_CLIENTS` (50), `MINDEX_BENCH_SECONDS` (20, each phase),
+//! `MINDEX_BENCH_PACE_MS` (500).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -120,7 +124,17 @@ struct Tally {
     lessons: Vec<String>,
 }
 
-fn run_client(port: u16, token: &str, n: usize, queries: &[String], until: Instant) -> Tally {
+/// One client's calls until `until`: back to back, or with `pace` one call per interval on a
+/// fixed schedule (a random phase per client). A paced call's latency counts from its scheduled
+/// time, so a server that falls behind is charged for the wait (no coordinated omission).
+fn run_client(
+    port: u16,
+    token: &str,
+    n: usize,
+    queries: &[String],
+    until: Instant,
+    pace: Option<Duration>,
+) -> Tally {
     let mut t = Tally::default();
     let mut c = match Client::connect(port, token) {
         Ok(c) => c,
@@ -131,7 +145,21 @@ fn run_client(port: u16, token: &str, n: usize, queries: &[String], until: Insta
     };
     let mut rng = Rng::new(1000 + n as u64);
     let mut i = 0u64;
+    let first = Instant::now()
+        + pace.map_or(Duration::ZERO, |p| {
+            p.mul_f64(rng.below(1000) as f64 / 1000.0)
+        });
     while Instant::now() < until {
+        let scheduled = match pace {
+            Some(p) => first + p * (i as u32),
+            None => Instant::now(),
+        };
+        if scheduled >= until {
+            break;
+        }
+        if let Some(wait) = scheduled.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
         i += 1;
         let (tool, args, title) = if i.is_multiple_of(10) {
             let title = format!("Load lesson {n}-{i}");
@@ -146,7 +174,7 @@ fn run_client(port: u16, token: &str, n: usize, queries: &[String], until: Insta
             let q = &queries[rng.below(queries.len())];
             ("search", json!({"query": q, "limit": 5}), None)
         };
-        let start = Instant::now();
+        let start = scheduled;
         match c.call(10 + i, tool, args) {
             Ok(true) => {
                 let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -241,22 +269,30 @@ fn main() -> anyhow::Result<()> {
         999,
         &queries,
         Instant::now() + Duration::from_secs(5),
+        None,
     );
-    let started = Instant::now();
-    let until = started + Duration::from_secs(seconds);
-    let tallies: Vec<Tally> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..clients)
-            .map(|n| {
-                let (q, tk) = (&queries, &token);
-                s.spawn(move || run_client(port, tk, n, q, until))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    let wall = started.elapsed().as_secs_f64();
+    let phase = |pace: Option<Duration>, first_client: usize| -> (Vec<Tally>, f64) {
+        let started = Instant::now();
+        let until = started + Duration::from_secs(seconds);
+        let tallies: Vec<Tally> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..clients)
+                .map(|n| {
+                    let (q, tk) = (&queries, &token);
+                    s.spawn(move || run_client(port, tk, first_client + n, q, until, pace))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        (tallies, started.elapsed().as_secs_f64())
+    };
+    // Saturated: every client calls back to back (closed loop, no think time).
+    let (tallies, wall) = phase(None, 0);
+    // Paced: every client calls once every `pace_ms` (an agent between two thoughts).
+    let pace_ms = mindex_benches::env_usize("MINDEX_BENCH_PACE_MS", 500) as u64;
+    let (paced, paced_wall) = phase(Some(Duration::from_millis(pace_ms)), clients);
 
     // SIGTERM: a graceful stop exits 0.
     let pid = child.id() as i32;
@@ -269,9 +305,16 @@ fn main() -> anyhow::Result<()> {
 
     let mut search: Vec<f64> = tallies.iter().flat_map(|t| t.search_ms.clone()).collect();
     let mut remember: Vec<f64> = tallies.iter().flat_map(|t| t.remember_ms.clone()).collect();
-    let errors: Vec<&String> = tallies.iter().flat_map(|t| &t.errors).collect();
+    let mut paced_search: Vec<f64> = paced.iter().flat_map(|t| t.search_ms.clone()).collect();
+    let mut paced_remember: Vec<f64> = paced.iter().flat_map(|t| t.remember_ms.clone()).collect();
+    let errors: Vec<&String> = tallies
+        .iter()
+        .chain(&paced)
+        .flat_map(|t| &t.errors)
+        .collect();
     let lessons: Vec<&String> = tallies
         .iter()
+        .chain(&paced)
         .flat_map(|t| &t.lessons)
         .chain(&alone.lessons)
         .collect();
@@ -304,9 +347,24 @@ fn main() -> anyhow::Result<()> {
         summary(&format!("`remember`, {clients} clients"), &mut remember)
     );
     println!(
-        "throughput {:.0} calls/s; errors {} (+{} alone); lessons answered stored {}, lost {lost}; \
-         SIGTERM {} -> exit {:?}",
+        "{}",
+        summary(
+            &format!("`search`, {clients} clients, each one call per {pace_ms} ms"),
+            &mut paced_search
+        )
+    );
+    println!(
+        "{}",
+        summary(
+            &format!("`remember`, {clients} clients, each one call per {pace_ms} ms"),
+            &mut paced_remember
+        )
+    );
+    println!(
+        "throughput {:.0} calls/s back to back, {:.0} calls/s paced; errors {} (+{} alone); \
+         lessons answered stored {}, lost {lost}; SIGTERM {} -> exit {:?}",
         (search.len() + remember.len()) as f64 / wall,
+        (paced_search.len() + paced_remember.len()) as f64 / paced_wall,
         errors.len(),
         alone.errors.len(),
         lessons.len(),
