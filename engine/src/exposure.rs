@@ -586,8 +586,21 @@ pub struct MemoryRootInfo {
 /// the first 800 characters) has a `source: mcp-capture` line (the value may be quoted), and
 /// groups them by top-level folder. Notes at the vault root and human notes never move the root.
 pub fn discover_memory_root(vault_root: &Path, configured: &str) -> MemoryRootInfo {
+    discover_memory_root_among(vault_root, configured, None)
+}
+
+/// [`discover_memory_root`] that probes only `candidates` (vault-relative paths: a superset of
+/// the captures, such as an index lookup of `mcp-capture` gives) instead of every note, so its
+/// cost follows the captures, not the vault. The walk's rules still apply to each candidate:
+/// at most [`WALK_DEPTH`] folders deep, no hidden or `node_modules` folder, no symlink on the
+/// way.
+pub fn discover_memory_root_among(
+    vault_root: &Path,
+    configured: &str,
+    candidates: Option<&[String]>,
+) -> MemoryRootInfo {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    walk_markdown(vault_root, WALK_DEPTH, &mut |rel, abs| {
+    let mut probe = |rel: &str, abs: &Path| {
         let Some((top, _)) = rel.split_once('/') else {
             return false;
         };
@@ -599,7 +612,31 @@ pub fn discover_memory_root(vault_root: &Path, configured: &str) -> MemoryRootIn
             }
         }
         false
-    });
+    };
+    match candidates {
+        None => walk_markdown(vault_root, WALK_DEPTH, &mut probe),
+        Some(rels) => {
+            for rel in rels {
+                let segs: Vec<&str> = rel.split('/').collect();
+                let walked = segs.len() <= WALK_DEPTH + 1
+                    && !segs
+                        .iter()
+                        .any(|seg| seg.starts_with('.') || SKIP_DIRS.contains(seg));
+                if !walked || !crate::markdown::is_markdown_name(segs[segs.len() - 1]) {
+                    continue;
+                }
+                // The walk does not follow symlinks: nothing on the way may be one.
+                let mut at = vault_root.to_path_buf();
+                let linked = segs.iter().any(|seg| {
+                    at.push(seg);
+                    !fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir() || m.is_file())
+                });
+                if !linked {
+                    probe(rel, &at);
+                }
+            }
+        }
+    }
     let Some((root, memories)) = counts
         .iter()
         .fold(None::<&(String, usize)>, |best, c| match best {

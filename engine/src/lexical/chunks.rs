@@ -269,6 +269,45 @@ impl Lexical {
 }
 
 impl Lexical {
+    /// The notes whose frontmatter values (the `meta` field) hold every word of `value`, as the
+    /// field's analyzer makes them, sorted by path: a superset of the notes with that value, for
+    /// a caller to confirm by reading them.
+    pub(crate) fn paths_with_meta(&self, value: &str) -> Result<Vec<String>> {
+        use tantivy::collector::DocSetCollector;
+        use tantivy::query::{BooleanQuery, Occur, Query};
+        use tantivy::tokenizer::TokenStream;
+
+        let Some(mut analyzer) = self.index.tokenizers().get(super::fields::ANALYZER) else {
+            return Ok(Vec::new());
+        };
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_u64(self.fields.kind, super::KIND_NOTE),
+                IndexRecordOption::Basic,
+            )),
+        )];
+        let mut stream = analyzer.token_stream(value);
+        while stream.advance() {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.meta, &stream.token().text),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        for addr in searcher.search(&BooleanQuery::new(clauses), &DocSetCollector)? {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            out.push(text_of(&doc, self.fields.path));
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// The paths of the indexed notes whose file name is `file_name` (compared without case),
     /// sorted; `None` when the name has no word the index holds (the caller then looks on
     /// disk). A term lookup, so its cost follows the notes sharing the name's words, not the

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::Vault;
 use crate::audit::AuditLog;
-use crate::exposure::{Exposure, MemoryRootInfo, discover_memory_root};
+use crate::exposure::{Exposure, MemoryRootInfo, discover_memory_root_among};
 use crate::identity::Caller;
 use crate::manifest::Manifest;
 use crate::memory::Memory;
@@ -43,7 +43,15 @@ impl Vault {
         }
         let manifest = Manifest::load(&self.root);
         let configured = manifest.memory_root();
-        let memory_root = discover_memory_root(&self.root, &configured);
+        // The captures are found through the index when there is one (a term lookup, then each
+        // candidate read): every agent call in a new process pays this, so it must not walk
+        // and read the whole vault.
+        let candidates = self
+            .lexical()
+            .ok()
+            .and_then(|l| l.paths_with_meta(crate::memory::MEMORY_SOURCE).ok());
+        let memory_root =
+            discover_memory_root_among(&self.root, &configured, candidates.as_deref());
         let exposure = Exposure::resolve(&self.root, &manifest, &memory_root.root);
         let store = match slot.as_ref() {
             Some(c) if c.store.root() == memory_root.root => c.store.clone(),
@@ -100,5 +108,75 @@ impl Vault {
     /// parse cache.
     pub fn memories(&self) -> Vec<Arc<Memory>> {
         self.agent().store.all().0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::exposure::{discover_memory_root, discover_memory_root_among};
+    use crate::{NoProgress, Vault, VaultOptions};
+    use std::fs;
+
+    /// Through the index, the memory root is found among the notes whose frontmatter mentions
+    /// `mcp-capture`, with the walk's rules (depth, hidden and `node_modules` folders, symlinks,
+    /// the probe of the first lines): the same answer as reading every note.
+    #[test]
+    fn the_memory_root_from_the_index_matches_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let capture = "---\nsource: mcp-capture\nscope: general\n---\n# Lesson\n\nA lesson.\n";
+        let write = |rel: &str, text: &str| {
+            let p = r.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        };
+        for i in 0..3 {
+            write(&format!("lessons/2026/{i}.md"), capture);
+        }
+        for i in 0..2 {
+            write(&format!("memories/{i}.md"), capture);
+        }
+        // Not counted by the walk, so not by the index either.
+        for i in 0..4 {
+            write(&format!("deep/a/b/c/d/e/{i}.md"), capture);
+            write(&format!("vendor/node_modules/{i}.md"), capture);
+            write(
+                &format!("late/{i}.md"),
+                &format!("---\n{}\nsource: mcp-capture\n---\n", "x: y\n".repeat(200)),
+            );
+        }
+        write(
+            "notes/body.md",
+            "# Body\n\nsource: mcp-capture in the text only\n",
+        );
+        #[cfg(unix)]
+        {
+            fs::create_dir_all(r.join("real")).unwrap();
+            for i in 0..5 {
+                write(&format!("real/{i}.md"), capture);
+            }
+            std::os::unix::fs::symlink(r.join("real"), r.join("zlinked")).unwrap();
+        }
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        let candidates = v
+            .lexical()
+            .unwrap()
+            .paths_with_meta(crate::memory::MEMORY_SOURCE)
+            .unwrap();
+        assert!(candidates.iter().any(|c| c.starts_with("lessons/")));
+        assert!(
+            !candidates.iter().any(|c| c.starts_with("notes/")),
+            "{candidates:?}"
+        );
+        let walked = discover_memory_root(r, "memories");
+        let indexed = discover_memory_root_among(r, "memories", Some(&candidates));
+        assert_eq!(
+            (&indexed.root, indexed.memories, &indexed.split),
+            (&walked.root, walked.memories, &walked.split)
+        );
+        #[cfg(unix)]
+        assert_eq!(indexed.root, "real");
+        assert_eq!(v.agent().memory_root.root, walked.root);
     }
 }
