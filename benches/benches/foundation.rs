@@ -79,24 +79,25 @@ fn main() -> anyhow::Result<()> {
         .args(["update", "-q", "--vault", &root_s])
         .stdout(Stdio::null())
         .status()?;
-    let noop = time_runs(10, |_| {
+    let update = || {
         let mut c = Command::new(&bin);
         c.args(["update", "-q", "--vault", &root_s]);
         c
-    })?;
+    };
+    let noop = time_runs(10, |_| update())?;
     let mut rng = Rng::new(7);
     let edit_targets: Vec<String> = (0..15)
         .map(|_| g.notes[rng.below(g.notes.len())].clone())
         .collect();
-    let incr = time_runs(15, |i| {
+    // Appends a line to one of the notes, then updates: `label` tells the edits of runs apart.
+    let edit_then_update = |label: &str, i: usize| {
         let p = root.join(&edit_targets[i]);
         let mut text = std::fs::read_to_string(&p).expect("read note");
-        text.push_str(&format!("\nEdited in bench run {i}.\n"));
+        text.push_str(&format!("\nEdited {label}, run {i}.\n"));
         std::fs::write(&p, text).expect("write note");
-        let mut c = Command::new(&bin);
-        c.args(["update", "-q", "--vault", &root_s]);
-        c
-    })?;
+        update()
+    };
+    let incr = time_runs(15, |i| edit_then_update("in the bench", i))?;
     // Check the claim behind the figure: one edit → exactly one note changed.
     let p = root.join(&edit_targets[0]);
     std::fs::write(&p, std::fs::read_to_string(&p)? + "\nOne more edit.\n")?;
@@ -132,20 +133,8 @@ fn main() -> anyhow::Result<()> {
     if !first.contains("\"started\"") {
         bail!("mindex watch did not start: {first}");
     }
-    let watched_noop = time_runs(10, |_| {
-        let mut c = Command::new(&bin);
-        c.args(["update", "-q", "--vault", &root_s]);
-        c
-    })?;
-    let watched_incr = time_runs(15, |i| {
-        let p = root.join(&edit_targets[i]);
-        let mut text = std::fs::read_to_string(&p).expect("read note");
-        text.push_str(&format!("\nEdited while watched, run {i}.\n"));
-        std::fs::write(&p, text).expect("write note");
-        let mut c = Command::new(&bin);
-        c.args(["update", "-q", "--vault", &root_s]);
-        c
-    })?;
+    let watched_noop = time_runs(10, |_| update())?;
+    let watched_incr = time_runs(15, |i| edit_then_update("while watched", i))?;
     std::fs::write(
         &p,
         std::fs::read_to_string(&p)? + "\nOne more watched edit.\n",

@@ -482,13 +482,7 @@ fn update_asks_a_running_watcher_and_sees_every_earlier_change() {
     let v = dir.path().join("v");
     ok(&["init", "--with-samples", v.to_str().unwrap()]);
     let vs = v.to_str().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-        .args(["watch", "--json", "--vault", vs])
-        .env_remove("MINDEX_VAULT")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let rx = watch_lines(&mut child);
+    let (mut child, rx) = spawn_watch(vs);
     until_event(&rx, "started");
     for i in 0..6 {
         let rel = format!("notes/Synced {i}.md");
@@ -519,6 +513,18 @@ fn update_asks_a_running_watcher_and_sees_every_earlier_change() {
     let r = json(&["update", "--vault", vs, "--json"]);
     assert_eq!(r["by_watcher"], false, "{r}");
     assert_eq!(r["changes"]["added"], serde_json::json!(["notes/After.md"]));
+}
+
+/// `mindex watch --json` on the vault `vs`, and its lines.
+fn spawn_watch(vs: &str) -> (std::process::Child, std::sync::mpsc::Receiver<Value>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["watch", "--json", "--vault", vs])
+        .env_remove("MINDEX_VAULT")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = watch_lines(&mut child);
+    (child, rx)
 }
 
 /// Lines of a running `mindex watch --json`, read on a thread so a wait can time out.
@@ -671,13 +677,7 @@ fn missing_vectors_are_reported_until_refresh_or_watch_embeds_them() {
         "# Autovacuum falling behind\n\nDead tuples piled up on the orders table; raising the cost limit kept bloat under control.\n",
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
-        .args(["watch", "--json", "--vault", vs])
-        .env_remove("MINDEX_VAULT")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let rx = watch_lines(&mut child);
+    let (mut child, rx) = spawn_watch(vs);
     let first = until_event(&rx, "embedded");
     assert_eq!(first[0]["event"], "started");
     assert_eq!(first.last().unwrap()["embedded"], 1, "{first:?}");
