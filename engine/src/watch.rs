@@ -234,6 +234,13 @@ impl Vault {
             let _ = tx.send(ev);
         })
         .map_err(|e| Error::invalid("watch", format!("cannot watch the vault: {e}")))?;
+        // The folder of other processes' requests exists before the vault is watched, so the
+        // watch covers it from the start (a folder made later is watched only once its own
+        // creation event has been read, and a request in it before that would go unseen).
+        let requests = sync::folder(self.index_dir());
+        if self.root().is_dir() {
+            let _ = std::fs::create_dir_all(&requests);
+        }
         watcher
             .watch(self.root(), RecursiveMode::Recursive)
             .map_err(|e| {
@@ -254,16 +261,17 @@ impl Vault {
         // Whether every note has one path only, so the changed paths are all an update needs
         // to look at; otherwise every batch walks the whole vault.
         let mut feed = !first.links;
+        // Now the index is current: answer other processes' updates (see `sync`), from before
+        // `Started` is reported. The folder of requests is watched like the vault (on its own
+        // when the index lies outside the vault).
+        if !self.index_dir().starts_with(self.root()) {
+            let _ = watcher.watch(&requests, RecursiveMode::NonRecursive);
+        }
+        let mut serving = sync::Serving::start(self.index_dir());
+        let mut serving_tried = Instant::now();
         on(WatchEvent::Started {
             report: first.report,
         });
-        // Now the index is current: answer other processes' updates (see `sync`). The folder
-        // of requests is watched like the vault (it is outside the vault when the index is).
-        let mut serving = sync::Serving::start(self.index_dir());
-        let mut serving_tried = Instant::now();
-        if !self.index_dir().starts_with(self.root()) {
-            let _ = watcher.watch(&sync::folder(self.index_dir()), RecursiveMode::NonRecursive);
-        }
         // Chunks left without vectors while nothing watched are embedded too.
         kick();
         let mut last_update = Instant::now();
