@@ -118,9 +118,9 @@ impl Tree {
     /// ([`note_is_private`]) and files with a never-expose name. The memory root stays (its
     /// captures are only counted); callers that list files leave it out with
     /// [`Tree::without_under`]. The memory root is the one the engine uses.
-    pub(crate) fn scan_for_agents(root: &Path, manifest: &Manifest) -> Tree {
+    pub(crate) fn scan_for_agents(root: &Path, index_dir: &Path, manifest: &Manifest) -> Tree {
         let mut tree = Tree::scan(root);
-        tree.memory_root = discover_memory_root(root, &manifest.memory_root()).root;
+        tree.memory_root = memory_root(root, index_dir, manifest);
         let ex = Exposure::resolve(root, manifest, &tree.memory_root);
         let hidden: Vec<bool> = tree
             .files
@@ -217,8 +217,27 @@ pub struct HygieneReport {
 
 /// Scans the vault at `root` for drift. Notes an agent may not see (private, never-exposed
 /// names) are left out: the report is shown to agents.
-pub fn hygiene_scan(root: &Path, manifest: &Manifest, now: SystemTime) -> HygieneReport {
-    hygiene_with(root, manifest, now, &Tree::scan_for_agents(root, manifest))
+pub fn hygiene_scan(
+    root: &Path,
+    index_dir: &Path,
+    manifest: &Manifest,
+    now: SystemTime,
+) -> HygieneReport {
+    let tree = Tree::scan_for_agents(root, index_dir, manifest);
+    hygiene_with(root, manifest, now, &tree)
+}
+
+/// The memory root the engine's agent surfaces use for the vault at `root` with its index in
+/// `index_dir` (found through the index's candidates when it has one), so hooks and MCP agree.
+fn memory_root(root: &Path, index_dir: &Path, manifest: &Manifest) -> String {
+    let opts = mindex::VaultOptions {
+        index_dir: Some(index_dir.to_path_buf()),
+        ..mindex::VaultOptions::default()
+    };
+    match mindex::Vault::open(root, opts) {
+        Ok(v) => v.memory_root().root,
+        Err(_) => discover_memory_root(root, &manifest.memory_root()).root,
+    }
 }
 
 pub(crate) fn hygiene_with(
@@ -629,7 +648,12 @@ mod tests {
     }
 
     fn scan(root: &Path) -> HygieneReport {
-        hygiene_scan(root, &Manifest::load(root), SystemTime::now())
+        hygiene_scan(
+            root,
+            &root.join(mindex::vault::INDEX_DIR_NAME),
+            &Manifest::load(root),
+            SystemTime::now(),
+        )
     }
 
     #[test]

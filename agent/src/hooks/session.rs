@@ -286,7 +286,7 @@ fn sections(
     let root = &ctx.root;
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
-    let tree = Tree::scan_for_agents(root, manifest);
+    let tree = Tree::scan_for_agents(root, &ctx.index_dir, manifest);
     let mut listed = tree.without_under(&tree.memory_root);
     let mut out = vec![Section {
         header: None,

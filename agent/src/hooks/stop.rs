@@ -27,7 +27,7 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         return;
     }
     out.refresh = true;
-    let hygiene = hygiene_scan(&ctx.root, &ctx.manifest(), ctx.now);
+    let hygiene = hygiene_scan(&ctx.root, &ctx.index_dir, &ctx.manifest(), ctx.now);
     let mut blocks = hygiene.blocks();
     // What this session's briefing already showed is not repeated.
     if let Some(session) = p.session_id() {

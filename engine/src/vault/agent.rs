@@ -72,6 +72,12 @@ impl Vault {
         ctx
     }
 
+    /// Where the agent memories live, as every agent surface finds them (through the index's
+    /// candidates when there is an index, else by walking the vault).
+    pub fn memory_root(&self) -> MemoryRootInfo {
+        self.agent().memory_root.clone()
+    }
+
     /// The exposure policy agents are served under.
     pub fn exposure(&self) -> Exposure {
         self.agent().exposure.clone()
