@@ -95,11 +95,15 @@ impl IgnoreFilters {
     /// Whether a vault-relative path (file or folder) is excluded.
     pub fn is_ignored(&self, rel: &str) -> bool {
         let lower = rel.to_lowercase();
-        self.prefixes.iter().any(|p| {
-            lower == *p
-                || (lower.starts_with(p.as_str()) && lower.as_bytes().get(p.len()) == Some(&b'/'))
-        }) || self.regexes.iter().any(|r| r.is_match(rel))
+        self.prefixes.iter().any(|p| is_within(&lower, p))
+            || self.regexes.iter().any(|r| r.is_match(rel))
     }
+}
+
+/// Whether the vault-relative path `rel` is `dir` or lies under it (whole segments: `notes-old`
+/// is not under `notes`).
+pub fn is_within(rel: &str, dir: &str) -> bool {
+    rel.starts_with(dir) && (rel.len() == dir.len() || rel.as_bytes()[dir.len()] == b'/')
 }
 
 fn config_warning(message: String) -> Warning {

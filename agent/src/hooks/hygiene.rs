@@ -137,9 +137,7 @@ impl Tree {
 
     /// This tree without `dir` and everything under it.
     pub(crate) fn without_under(&self, dir: &str) -> Tree {
-        let inside = |rel: &str| {
-            rel == dir || (rel.starts_with(dir) && rel.as_bytes().get(dir.len()) == Some(&b'/'))
-        };
+        let inside = |rel: &str| mindex::walk::is_within(rel, dir);
         Tree {
             files: self
                 .files

@@ -20,7 +20,7 @@ use crate::state::{
     Entry, IndexState, LastUpdate, NoteState, Old, SkippedState, StateView, record_changes,
 };
 use crate::vector::VectorStore;
-use crate::walk::{NoteFile, walk_notes};
+use crate::walk::{NoteFile, is_within, walk_notes};
 
 /// Files modified this close before the last scan are re-hashed on the next update.
 pub(super) const RACY_MARGIN_NS: i64 = 100_000_000;
@@ -393,19 +393,18 @@ impl Vault {
         // Decide which files must be read: a merge of two path-sorted lists, touching only the
         // fixed-size records of the state (the details of a file are parsed when it changed).
         let in_scope = scoped.as_ref().map(|paths| {
-            let set: HashSet<&str> = paths.iter().map(String::as_str).collect();
-            move |rel: &str| {
-                // Most of the state lies outside the scope; a few paths are compared directly.
-                if paths.len() <= 16 {
-                    return paths.iter().any(|p| {
-                        rel.starts_with(p.as_str())
-                            && (rel.len() == p.len() || rel.as_bytes()[p.len()] == b'/')
-                    });
+            // Most of the state lies outside the scope: a few paths are compared directly, more
+            // are looked up by each folder above the entry.
+            let set: Option<HashSet<&str>> =
+                (paths.len() > 16).then(|| paths.iter().map(String::as_str).collect());
+            move |rel: &str| match &set {
+                None => paths.iter().any(|p| is_within(rel, p)),
+                Some(set) => {
+                    set.contains(rel)
+                        || rel
+                            .match_indices('/')
+                            .any(|(at, _)| set.contains(&rel[..at]))
                 }
-                set.contains(rel)
-                    || rel
-                        .match_indices('/')
-                        .any(|(at, _)| set.contains(&rel[..at]))
             }
         });
         let plan = plan(
