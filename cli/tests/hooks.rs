@@ -252,6 +252,49 @@ fn the_briefing_withholds_private_notes_and_strips_control_characters() {
     assert!(!out.contains("Secret Merger"), "{out}");
 }
 
+/// The briefing's privacy verdicts are cached by file stat (`privacy.cache` in the index
+/// folder, so a big vault is not re-read each session); a note edited to private leaves the
+/// briefing at once, even when the edit keeps its size and puts its mtime back.
+#[test]
+fn a_note_made_private_leaves_the_briefing_even_when_size_and_mtime_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let plan = "work/active/Quarter Plan.md";
+    write(root, plan, "---\ntitle: abc\n---\n- [ ] OPENTASK ship it\n");
+    let update = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["update", "-q", "--vault"])
+        .arg(root)
+        .env_remove("MINDEX_INDEX_DIR")
+        .output()
+        .unwrap();
+    assert!(update.status.success(), "{update:?}");
+    // Verdicts are kept only for files that have not changed in the last second.
+    std::thread::sleep(Duration::from_millis(1200));
+    for _ in 0..2 {
+        let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+        assert!(
+            ctx.contains("OPENTASK") && ctx.contains("Quarter Plan"),
+            "{ctx}"
+        );
+    }
+    assert!(root.join(".mindex/privacy.cache").is_file());
+
+    let path = root.join(plan);
+    let before = fs::metadata(&path).unwrap();
+    fs::write(&path, "---\nprivate: 1\n---\n- [ ] OPENTASK ship it\n").unwrap();
+    let f = fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+    drop(f);
+    let after = fs::metadata(&path).unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(
+        !ctx.contains("OPENTASK") && !ctx.contains("Quarter Plan"),
+        "{ctx}"
+    );
+}
+
 #[test]
 fn listing_collapses_big_flat_folders_only() {
     let dir = tempfile::tempdir().unwrap();

@@ -18,7 +18,9 @@
 )]
 
 mod open;
+mod privacy;
 pub use open::{OpenedNote, open_visible};
+pub use privacy::PRIVACY_CACHE_FILE;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+#[cfg(not(unix))]
 use std::time::UNIX_EPOCH;
 
 use regex::Regex;
@@ -122,6 +123,7 @@ fn join_rel(parent: &str, name: &str) -> String {
     }
 }
 
+#[cfg(not(unix))]
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
     meta.modified()
         .ok()
@@ -170,6 +172,12 @@ impl WalkEntry<'_> {
             Some(m) => Ok(m.clone()),
             None => self.dirent.metadata(),
         }
+    }
+
+    /// A followed symlink's target's metadata (read by the walk); `None` for any other entry.
+    /// With the path, what [`stat_all`] takes.
+    pub fn target_metadata(&self) -> Option<&fs::Metadata> {
+        self.target_meta
     }
 }
 
@@ -540,15 +548,19 @@ pub(crate) fn walk_notes(
             found.dedup_by(|a, b| a.0 == b.0);
         }
     }
-    let stated = stat_all(&found);
-    let mut files = Vec::with_capacity(found.len());
-    for ((rel, abs, _), st) in found.into_iter().zip(stated) {
+    let (rels, to_stat): (Vec<String>, Vec<(PathBuf, Option<fs::Metadata>)>) = found
+        .into_iter()
+        .map(|(rel, abs, m)| (rel, (abs, m)))
+        .unzip();
+    let stated = stat_all(&to_stat);
+    let mut files = Vec::with_capacity(rels.len());
+    for ((rel, (abs, _)), st) in rels.into_iter().zip(to_stat).zip(stated) {
         match st {
-            Ok((size, mtime_ns)) => files.push(NoteFile {
+            Ok(st) => files.push(NoteFile {
                 rel,
                 abs,
-                size,
-                mtime_ns,
+                size: st.size,
+                mtime_ns: st.mtime_ns,
             }),
             Err(err) => warnings.push(Warning {
                 path: rel,
@@ -572,31 +584,87 @@ fn ancestors_ignored(filters: &IgnoreFilters, rel: &str) -> bool {
         .any(|(at, _)| filters.is_ignored(&rel[..at]))
 }
 
-/// (size, mtime in ns) of each found note: a followed symlink's target's from the walk, the
-/// others read in parallel batches of one folder's files.
-fn stat_all(found: &[(String, PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<(u64, i64)>> {
+/// A file's identity and version as one `stat` gives it: enough to tell, later, that the file
+/// has not changed since. `ctime_ns` (the inode's change time) moves with every write, rename
+/// onto the path and metadata change, and no user tool can set it back, unlike `mtime_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, ns since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Inode change time, ns since the Unix epoch (0 where the platform has none).
+    pub ctime_ns: i64,
+    /// Inode number (0 where the platform has none).
+    pub ino: u64,
+    /// Device number (0 where the platform has none).
+    pub dev: u64,
+}
+
+impl FileStat {
+    /// The stat of `meta`.
+    pub fn of(meta: &fs::Metadata) -> FileStat {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileStat {
+                size: meta.len(),
+                mtime_ns: epoch_ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: epoch_ns(meta.ctime(), meta.ctime_nsec()),
+                ino: meta.ino(),
+                dev: meta.dev(),
+            }
+        }
+        #[cfg(not(unix))]
+        FileStat {
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+            ctime_ns: 0,
+            ino: 0,
+            dev: 0,
+        }
+    }
+
+    /// Whether the platform gives an inode change time (and identity), so that an equal stat
+    /// later means an unchanged file.
+    pub fn has_identity(&self) -> bool {
+        cfg!(unix) && self.ctime_ns != 0
+    }
+}
+
+/// Seconds and nanoseconds since the epoch as ns, clamped to `0..=i64::MAX`.
+#[cfg(unix)]
+fn epoch_ns(secs: i64, nsec: i64) -> i64 {
+    (secs as i128 * 1_000_000_000 + nsec as i128).clamp(0, i64::MAX as i128) as i64
+}
+
+/// Stats files in parallel: each path with `None` is read with `lstat` (a regular file found by
+/// a walk), relative to an open handle on its folder (no path lookup per file), in batches of
+/// one folder's files; a `Some` (a followed symlink's target, stated by the walk) is taken as
+/// it is. Answers in the order given.
+pub fn stat_all(files: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
     use rayon::prelude::*;
-    // Runs of files in the same folder (the walk lists a folder's files together), cut to
+    // Runs of files in the same folder (a walk lists a folder's files together), cut to
     // batches small enough to spread over the threads.
     let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
     let mut start = 0;
-    for i in 1..=found.len() {
-        if i == found.len()
+    for i in 1..=files.len() {
+        if i == files.len()
             || i - start >= 256
-            || found[i].1.parent() != found[start].1.parent()
-            || found[i].2.is_some()
-            || found[start].2.is_some()
+            || files[i].0.parent() != files[start].0.parent()
+            || files[i].1.is_some()
+            || files[start].1.is_some()
         {
             batches.push(start..i);
             start = i;
         }
     }
-    let per_batch: Vec<Vec<std::io::Result<(u64, i64)>>> = batches
+    let per_batch: Vec<Vec<std::io::Result<FileStat>>> = batches
         .into_par_iter()
         .map(|range| {
-            let batch = &found[range];
-            if let [(_, _, Some(meta))] = batch {
-                return vec![Ok((meta.len(), mtime_ns(meta)))];
+            let batch = &files[range];
+            if let [(_, Some(meta))] = batch {
+                return vec![Ok(FileStat::of(meta))];
             }
             stat_in_folder(batch)
         })
@@ -606,20 +674,18 @@ fn stat_all(found: &[(String, PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::R
 
 /// Stats files of one folder relative to a handle on it (no path lookup per file).
 #[cfg(target_os = "linux")]
-fn stat_in_folder(
-    batch: &[(String, PathBuf, Option<fs::Metadata>)],
-) -> Vec<std::io::Result<(u64, i64)>> {
+fn stat_in_folder(batch: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
     use std::ffi::CString;
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
-    let by_path = |p: &Path| fs::symlink_metadata(p).map(|m| (m.len(), mtime_ns(&m)));
-    let dir = batch[0].1.parent().and_then(|d| fs::File::open(d).ok());
+    let by_path = |p: &Path| fs::symlink_metadata(p).map(|m| FileStat::of(&m));
+    let dir = batch[0].0.parent().and_then(|d| fs::File::open(d).ok());
     let Some(dir) = dir else {
-        return batch.iter().map(|(_, p, _)| by_path(p)).collect();
+        return batch.iter().map(|(p, _)| by_path(p)).collect();
     };
     batch
         .iter()
-        .map(|(_, path, _)| {
+        .map(|(path, _)| {
             let name = path.file_name().map(|n| CString::new(n.as_bytes()));
             let Some(Ok(name)) = name else {
                 return by_path(path);
@@ -640,19 +706,22 @@ fn stat_in_folder(
             }
             // SAFETY: fstatat succeeded, so it filled `st`.
             let st = unsafe { st.assume_init() };
-            let ns = (st.st_mtime as i128) * 1_000_000_000 + st.st_mtime_nsec as i128;
-            Ok((st.st_size as u64, ns.clamp(0, i64::MAX as i128) as i64))
+            Ok(FileStat {
+                size: st.st_size as u64,
+                mtime_ns: epoch_ns(st.st_mtime, st.st_mtime_nsec),
+                ctime_ns: epoch_ns(st.st_ctime, st.st_ctime_nsec),
+                ino: st.st_ino,
+                dev: st.st_dev,
+            })
         })
         .collect()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn stat_in_folder(
-    batch: &[(String, PathBuf, Option<fs::Metadata>)],
-) -> Vec<std::io::Result<(u64, i64)>> {
+fn stat_in_folder(batch: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
     batch
         .iter()
-        .map(|(_, p, _)| fs::symlink_metadata(p).map(|m| (m.len(), mtime_ns(&m))))
+        .map(|(p, _)| fs::symlink_metadata(p).map(|m| FileStat::of(&m)))
         .collect()
 }
 

@@ -3,19 +3,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
 
+use rayon::prelude::*;
 use regex::Regex;
 use serde::Serialize;
-
-use rayon::prelude::*;
 
 use super::{is_md, strip_controls, strip_md};
 use mindex::manifest::Manifest;
 use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
-use mindex::walk::{Step, Walk};
+use mindex::walk::{FileStat, Step, Walk, stat_all};
 use mindex::{exposure::Exposure, exposure::discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
@@ -74,42 +73,65 @@ const CLUSTER_STOPWORDS: &[&str] = &[
 pub(crate) struct TreeFile {
     /// Vault-relative, `/`-separated.
     pub(crate) rel: String,
-    pub(crate) size: u64,
-    pub(crate) modified: SystemTime,
+    /// Its stat when the tree was scanned (a followed symlink's target's).
+    pub(crate) stat: FileStat,
+}
+
+impl TreeFile {
+    pub(crate) fn size(&self) -> u64 {
+        self.stat.size
+    }
+
+    pub(crate) fn modified(&self) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_nanos(self.stat.mtime_ns.max(0) as u64)
+    }
 }
 
 /// The vault's files and folders as the engine's walker ([`Walk`]) finds them: dot entries
 /// (so the index) and `node_modules` skipped, symlinks followed only inside the vault, each
 /// real folder entered once (so a loop cannot trap a hook), at most 64 levels deep.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Tree {
+    /// Sorted by path.
     pub(crate) files: Vec<TreeFile>,
     /// Every folder, vault-relative (the root not included).
     pub(crate) dirs: BTreeSet<String>,
     /// Where the agent memories live, as the engine finds it ([`discover_memory_root`]: where
     /// the captures are, else the manifest's root); set by [`Tree::scan_for_agents`].
     pub(crate) memory_root: String,
+    /// When the scan began (before the first stat).
+    pub(crate) scanned_at: SystemTime,
 }
 
 impl Tree {
     pub(crate) fn scan(root: &Path) -> Tree {
-        let mut tree = Tree::default();
+        let mut tree = Tree {
+            files: Vec::new(),
+            dirs: BTreeSet::new(),
+            memory_root: String::new(),
+            scanned_at: SystemTime::now(),
+        };
         let mut walk = Walk::new(root).max_depth(64).skip_names(&["node_modules"]);
         if let Ok(real) = fs::canonicalize(root) {
             walk = walk.follow_symlinks_within(real);
         }
+        // Listed first, then stated in parallel (a stat per file is most of the scan).
+        let mut found: Vec<(String, (PathBuf, Option<fs::Metadata>))> = Vec::new();
         walk.run(&mut |e| {
             if e.is_dir {
                 tree.dirs.insert(e.rel.to_string());
-            } else if let Ok(meta) = e.metadata() {
-                tree.files.push(TreeFile {
-                    rel: e.rel.to_string(),
-                    size: meta.len(),
-                    modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                });
+            } else {
+                let target = e.target_metadata().cloned();
+                found.push((e.rel.to_string(), (e.path.to_path_buf(), target)));
             }
             Step::Continue
         });
+        let (rels, to_stat): (Vec<String>, Vec<_>) = found.into_iter().unzip();
+        for (rel, st) in rels.into_iter().zip(stat_all(&to_stat)) {
+            if let Ok(stat) = st {
+                tree.files.push(TreeFile { rel, stat });
+            }
+        }
         tree.files.sort_by(|a, b| a.rel.cmp(&b.rel));
         tree
     }
@@ -122,11 +144,12 @@ impl Tree {
         let mut tree = Tree::scan(root);
         tree.memory_root = memory_root(root, index_dir, manifest);
         let ex = Exposure::resolve(root, manifest, &tree.memory_root);
-        let hidden: Vec<bool> = tree
+        let files: Vec<(&str, Option<FileStat>)> = tree
             .files
-            .par_iter()
-            .map(|f| ex.withheld_from_agents(&f.rel))
+            .iter()
+            .map(|f| (f.rel.as_str(), Some(f.stat)))
             .collect();
+        let hidden = ex.withheld_from_agents_all(&files, Some(index_dir), tree.scanned_at);
         let mut i = 0;
         tree.files.retain(|_| {
             i += 1;
@@ -147,19 +170,37 @@ impl Tree {
                 .collect(),
             dirs: self.dirs.iter().filter(|d| !inside(d)).cloned().collect(),
             memory_root: self.memory_root.clone(),
+            scanned_at: self.scanned_at,
         }
     }
 
     /// The files directly inside `dir` (vault-relative, no trailing slash).
     pub(crate) fn files_in<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a TreeFile> {
-        self.files.iter().filter(move |f| parent_of(&f.rel) == dir)
+        let near = if dir.is_empty() {
+            &self.files[..]
+        } else {
+            self.under(dir)
+        };
+        near.iter().filter(move |f| parent_of(&f.rel) == dir)
     }
 
     /// The files anywhere under `dir`.
     pub(crate) fn files_under<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a TreeFile> {
-        self.files.iter().filter(move |f| {
-            f.rel.len() > dir.len() && f.rel.starts_with(dir) && f.rel.as_bytes()[dir.len()] == b'/'
-        })
+        self.under(dir).iter()
+    }
+
+    /// The files under `dir` (none for the root): one run of `files`, which is sorted by path,
+    /// found by binary search, so per-folder counts cost no pass over the whole vault.
+    fn under(&self, dir: &str) -> &[TreeFile] {
+        if dir.is_empty() {
+            return &[];
+        }
+        let prefix = format!("{dir}/");
+        let start = self
+            .files
+            .partition_point(|f| f.rel.as_str() < prefix.as_str());
+        let len = self.files[start..].partition_point(|f| f.rel.starts_with(&prefix));
+        &self.files[start..start + len]
     }
 }
 
@@ -246,9 +287,12 @@ pub(crate) fn hygiene_with(
 ) -> HygieneReport {
     let days = |d: Duration| d.as_secs() / 86_400;
 
+    // Each finding reads its notes in parallel (at 200,000 notes, thousands of them).
     let mut completed: Vec<String> = tree
         .files_under("work/active")
         .filter(|f| is_md(&f.rel))
+        .collect::<Vec<_>>()
+        .into_par_iter()
         .filter(|f| {
             read_head(&root.join(&f.rel), 64 * 1024)
                 .and_then(|text| frontmatter_str(&text, "status"))
@@ -273,13 +317,13 @@ pub(crate) fn hygiene_with(
     let mut oversized: Vec<(String, u64)> = tree
         .files
         .iter()
-        .filter(|f| is_md(&f.rel) && f.size >= OVERSIZED_BYTES)
+        .filter(|f| is_md(&f.rel) && f.size() >= OVERSIZED_BYTES)
         .filter(|f| !name_of(&f.rel).contains("Archive"))
         .filter(|f| {
             let top = f.rel.split('/').next().unwrap_or("");
             top != "templates" && !manifest.is_infrastructure(&f.rel)
         })
-        .map(|f| (f.rel.clone(), f.size))
+        .map(|f| (f.rel.clone(), f.size()))
         .collect();
     oversized.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
 
@@ -310,25 +354,21 @@ pub(crate) fn hygiene_with(
         } else {
             candidates
         };
-        for f in candidates {
-            let Ok(text) = fs::read_to_string(root.join(&f.rel)) else {
-                continue;
-            };
+        open_loops.par_extend(candidates.into_par_iter().filter_map(|f| {
+            let text = fs::read_to_string(root.join(&f.rel)).ok()?;
             // Dated by the note itself: a fresh clone or a touch does not make it new.
-            let when = note_date(&f.rel, &text).unwrap_or(f.modified);
+            let when = note_date(&f.rel, &text).unwrap_or(f.modified());
             let a = now.duration_since(when).unwrap_or_default();
             if a < OPEN_LOOP_AGE {
-                continue;
+                return None;
             }
             let n = open_items(&text, &sections);
-            if n > 0 {
-                open_loops.push(OpenLoop {
-                    path: f.rel.clone(),
-                    open_items: n,
-                    age_days: days(a),
-                });
-            }
-        }
+            (n > 0).then(|| OpenLoop {
+                path: f.rel.clone(),
+                open_items: n,
+                age_days: days(a),
+            })
+        }));
     }
     open_loops.sort_by(|a, b| b.age_days.cmp(&a.age_days).then(a.path.cmp(&b.path)));
     open_loops.dedup_by(|a, b| a.path == b.path);
@@ -337,9 +377,11 @@ pub(crate) fn hygiene_with(
     let waiting: Vec<u64> = tree
         .files_in("work/meetings")
         .filter(|f| is_md(&f.rel) && !name_of(&f.rel).eq_ignore_ascii_case("README.md"))
+        .collect::<Vec<_>>()
+        .into_par_iter()
         .map(|f| {
             let head = read_head(&root.join(&f.rel), 4096).unwrap_or_default();
-            let when = note_date(&f.rel, &head).unwrap_or(f.modified);
+            let when = note_date(&f.rel, &head).unwrap_or(f.modified());
             now.duration_since(when).unwrap_or_default()
         })
         .filter(|a| *a >= MEETING_AGE)
@@ -349,20 +391,22 @@ pub(crate) fn hygiene_with(
         (!waiting.is_empty()).then(|| (waiting.len(), waiting.iter().copied().max().unwrap_or(0)));
 
     let memory_root = tree.memory_root.clone();
-    let (mut memory_inbox, mut memory_named_only) = (0, 0);
-    for f in tree.files_under(&memory_root) {
-        if !is_md(&f.rel) || name_of(&f.rel).eq_ignore_ascii_case("readme.md") {
-            continue;
-        }
-        let marker = read_head(&root.join(&f.rel), 64 * 1024)
-            .and_then(|head| frontmatter_str(&head, "promoted"))
-            .and_then(|value| promotion_marker(&value));
-        match marker {
-            None => memory_inbox += 1,
-            Some((_, false)) => memory_named_only += 1,
-            Some(_) => {}
-        }
-    }
+    let markers: Vec<Option<(String, bool)>> = tree
+        .files_under(&memory_root)
+        .filter(|f| is_md(&f.rel) && !name_of(&f.rel).eq_ignore_ascii_case("readme.md"))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|f| {
+            read_head(&root.join(&f.rel), 64 * 1024)
+                .and_then(|head| frontmatter_str(&head, "promoted"))
+                .and_then(|value| promotion_marker(&value))
+        })
+        .collect();
+    let memory_inbox = markers.iter().filter(|m| m.is_none()).count();
+    let memory_named_only = markers
+        .iter()
+        .filter(|m| matches!(m, Some((_, false))))
+        .count();
 
     HygieneReport {
         completed_in_active: completed,

@@ -555,7 +555,13 @@ pub(crate) fn listing(tree: &Tree, threshold: usize) -> String {
         let top = rel.split('/').next().unwrap_or("");
         top == "thinking" || super::hygiene::MACHINERY_DIRS.contains(&top)
     };
-    let has_subdirs = |d: &str| tree.dirs.iter().any(|x| parent_of(x) == d);
+    let has_subdirs = |d: &str| {
+        let prefix = format!("{d}/");
+        tree.dirs
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|x| x.starts_with(&prefix))
+    };
     let md_in = |d: &str| tree.files_in(d).filter(|f| is_md(&f.rel)).count();
     let mut collapsed: Vec<(String, usize)> = Vec::new();
     for d in &tree.dirs {
@@ -718,17 +724,25 @@ mod tests {
     }
 
     fn tree_of(files: &[&str], dirs: &[&str]) -> Tree {
+        let mut files = files.to_vec();
+        files.sort();
         Tree {
             files: files
                 .iter()
                 .map(|r| super::super::hygiene::TreeFile {
                     rel: r.to_string(),
-                    size: 1,
-                    modified: std::time::SystemTime::UNIX_EPOCH,
+                    stat: mindex::walk::FileStat {
+                        size: 1,
+                        mtime_ns: 0,
+                        ctime_ns: 0,
+                        ino: 0,
+                        dev: 0,
+                    },
                 })
                 .collect(),
             dirs: dirs.iter().map(|d| d.to_string()).collect(),
             memory_root: "memories".into(),
+            scanned_at: std::time::SystemTime::UNIX_EPOCH,
         }
     }
 

@@ -1,0 +1,343 @@
+//! Privacy verdicts for many files at once ([`Exposure::withheld_from_agents_all`]), with the
+//! verdicts on notes kept in a cache so that a vault of 200,000 notes is not re-read and
+//! re-parsed each time an agent session starts.
+//!
+//! Judging a note private means reading its head and parsing its frontmatter
+//! ([`note_is_private`]); for every note of a big vault that is seconds. The cache
+//! (`privacy.cache` in the index folder) keeps, per note, the verdict and the file's stat when
+//! it was judged: size, mtime, inode change time (ctime), inode and device. A verdict is reused
+//! only when the file's stat now is equal in all five, so the file is the same inode, unchanged:
+//! every write, truncation, rename onto the path or `touch` moves ctime, and no user tool can
+//! set ctime back (unlike mtime). A verdict is stored only for a file whose ctime is at least
+//! [`SETTLE_NS`] older than the scan that stated it: a change in the same clock tick as the
+//! stat could otherwise leave ctime equal (the "racy" case git knows), and such a file is
+//! simply judged again next time.
+//!
+//! The cache is a hint that can only be missing or stale in the safe direction: a file that is
+//! missing, cut short, of another format or engine version, or whose checksum fails, is read as
+//! empty, and every note is judged from its bytes. Where the platform has no ctime or inode
+//! (not Unix), nothing is cached.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+
+use super::{Exposure, note_is_private};
+use crate::walk::FileStat;
+
+/// The cache file in the index folder.
+pub const PRIVACY_CACHE_FILE: &str = "privacy.cache";
+
+/// Bumped whenever what makes a note private changes, so verdicts of the old rules are dropped.
+const FORMAT: u32 = 1;
+
+const MAGIC: &[u8; 8] = b"MXPRIVC\n";
+
+/// How much older than the scan a file's ctime must be for its verdict to be kept.
+pub const SETTLE_NS: i64 = 1_000_000_000;
+
+/// One cached verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    rel: String,
+    stat: FileStat,
+    private: bool,
+}
+
+impl Exposure {
+    /// [`Exposure::withheld_from_agents`] for each of `files` (vault-relative, with the stat
+    /// taken when they were listed), judged in parallel, in the order given.
+    ///
+    /// With `index_dir` (an existing folder), verdicts on notes come from and go to its
+    /// `privacy.cache` (see the module docs): a note whose stat is unchanged since it was last
+    /// judged is not read again. `scanned_at` is when the stats were taken (before the first).
+    pub fn withheld_from_agents_all(
+        &self,
+        files: &[(&str, Option<FileStat>)],
+        index_dir: Option<&Path>,
+        scanned_at: SystemTime,
+    ) -> Vec<bool> {
+        let cache_path = index_dir
+            .filter(|d| d.is_dir())
+            .map(|d| d.join(PRIVACY_CACHE_FILE));
+        let cached = cache_path.as_deref().map(load).unwrap_or_default();
+        let scanned_ns = scanned_at
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
+        // (withheld, the verdict to keep for a note, whether it came from the cache)
+        let judged: Vec<(bool, Option<Entry>, bool)> = files
+            .par_iter()
+            .map(|(rel, stat)| {
+                if self.is_never_exposed(rel)
+                    || !crate::markdown::is_markdown_name(super::last_segment(rel))
+                {
+                    return (self.is_never_exposed(rel), None, false);
+                }
+                let hit = stat.and_then(|st| {
+                    let i = cached.binary_search_by(|e| e.rel.as_str().cmp(rel)).ok()?;
+                    (cached[i].stat == st && st.has_identity()).then_some(cached[i].private)
+                });
+                let private = hit.unwrap_or_else(|| note_is_private(&self.vault_root.join(rel)));
+                let keep = stat
+                    .filter(|st| {
+                        st.has_identity() && st.ctime_ns < scanned_ns.saturating_sub(SETTLE_NS)
+                    })
+                    .map(|stat| Entry {
+                        rel: rel.to_string(),
+                        stat,
+                        private,
+                    });
+                (private, keep, hit.is_some())
+            })
+            .collect();
+        if let Some(path) = cache_path {
+            let all_hits = judged.iter().filter(|j| j.2).count() == cached.len()
+                && judged.iter().all(|j| j.1.is_none() || j.2);
+            if !all_hits {
+                let mut keep: Vec<Entry> = judged.iter().filter_map(|j| j.1.clone()).collect();
+                keep.sort_by(|a, b| a.rel.cmp(&b.rel));
+                keep.dedup_by(|a, b| a.rel == b.rel);
+                // A cache that cannot be written only costs the next scan its reads.
+                let _ = crate::atomic::write_replace(&path, &encode(&keep));
+            }
+        }
+        judged.into_iter().map(|j| j.0).collect()
+    }
+}
+
+/// The engine version, so that any release drops the verdicts of the one before.
+fn version_tag() -> &'static [u8] {
+    env!("CARGO_PKG_VERSION").as_bytes()
+}
+
+fn encode(entries: &[Entry]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(entries.len() * 80);
+    for e in entries {
+        body.extend_from_slice(&(e.rel.len() as u32).to_le_bytes());
+        body.extend_from_slice(e.rel.as_bytes());
+        body.extend_from_slice(&e.stat.size.to_le_bytes());
+        body.extend_from_slice(&e.stat.mtime_ns.to_le_bytes());
+        body.extend_from_slice(&e.stat.ctime_ns.to_le_bytes());
+        body.extend_from_slice(&e.stat.ino.to_le_bytes());
+        body.extend_from_slice(&e.stat.dev.to_le_bytes());
+        body.push(u8::from(e.private));
+    }
+    let tag = version_tag();
+    let mut out = Vec::with_capacity(body.len() + 40 + tag.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&(tag.len() as u32).to_le_bytes());
+    out.extend_from_slice(tag);
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The cached verdicts, sorted by path; empty when the file is missing or not a whole cache of
+/// this format and version.
+fn load(path: &Path) -> Vec<Entry> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| decode(&b))
+        .unwrap_or_default()
+}
+
+fn decode(b: &[u8]) -> Option<Vec<Entry>> {
+    let mut r = Reader { b, at: 0 };
+    if r.take(8)? != MAGIC || r.u32()? != FORMAT {
+        return None;
+    }
+    let tag_len = r.u32()? as usize;
+    if r.take(tag_len)? != version_tag() {
+        return None;
+    }
+    let count = r.u64()?;
+    let sum = r.u64()?;
+    if xxhash_rust::xxh3::xxh3_64(&b[r.at..]) != sum {
+        return None;
+    }
+    let mut out = Vec::with_capacity(count.min(1 << 24) as usize);
+    for _ in 0..count {
+        let len = r.u32()? as usize;
+        let rel = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+        let stat = FileStat {
+            size: r.u64()?,
+            mtime_ns: r.u64()? as i64,
+            ctime_ns: r.u64()? as i64,
+            ino: r.u64()?,
+            dev: r.u64()?,
+        };
+        let private = match r.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        out.push(Entry { rel, stat, private });
+    }
+    let sorted = out.windows(2).all(|w| w[0].rel < w[1].rel);
+    (r.at == b.len() && sorted).then_some(out)
+}
+
+/// Little-endian reads that answer `None` past the end.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::walk::stat_all;
+    use std::fs;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn policy(root: &Path) -> Exposure {
+        Exposure::with_roots(
+            root,
+            vec!["notes".into()],
+            vec!["secrets.md".into()],
+            "memories",
+        )
+    }
+
+    /// Stats `rels` under `root` as a hook's scan does.
+    fn stats(root: &Path, rels: &[&str]) -> Vec<Option<FileStat>> {
+        let paths: Vec<(PathBuf, Option<fs::Metadata>)> =
+            rels.iter().map(|r| (root.join(r), None)).collect();
+        stat_all(&paths).into_iter().map(|s| s.ok()).collect()
+    }
+
+    fn judge(ex: &Exposure, root: &Path, index: &Path, rels: &[&str], at: SystemTime) -> Vec<bool> {
+        let st = stats(root, rels);
+        let files: Vec<(&str, Option<FileStat>)> = rels.iter().copied().zip(st).collect();
+        ex.withheld_from_agents_all(&files, Some(index), at)
+    }
+
+    /// Sets a file's mtime back to what it was, as `touch -r` or a tool keeping mtimes does.
+    fn set_mtime(path: &Path, mtime: SystemTime) {
+        let f = fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+
+    #[test]
+    fn verdicts_are_reused_only_for_unchanged_files_and_never_go_stale() {
+        let vault = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let root = vault.path();
+        fs::create_dir_all(root.join("notes")).unwrap();
+        fs::write(root.join("notes/open.md"), "---\ntitle: Open\n---\nbody\n").unwrap();
+        fs::write(
+            root.join("notes/closed.md"),
+            "---\nprivate: true\n---\nbody\n",
+        )
+        .unwrap();
+        fs::write(root.join("notes/secrets.md"), "plain\n").unwrap();
+        fs::write(root.join("notes/data.csv"), "a,b\n").unwrap();
+        let rels = [
+            "notes/closed.md",
+            "notes/data.csv",
+            "notes/open.md",
+            "notes/secrets.md",
+        ];
+        let ex = policy(root);
+        // Files changed within the settle time are judged but not kept.
+        let now = SystemTime::now();
+        assert_eq!(
+            judge(&ex, root, index.path(), &rels, now),
+            [true, false, false, true]
+        );
+        assert!(load(&index.path().join(PRIVACY_CACHE_FILE)).is_empty());
+        // Judged a while later: kept, and a second judging agrees.
+        let later = now + Duration::from_secs(5);
+        assert_eq!(
+            judge(&ex, root, index.path(), &rels, later),
+            [true, false, false, true]
+        );
+        let cached = load(&index.path().join(PRIVACY_CACHE_FILE));
+        let names: Vec<&str> = cached.iter().map(|e| e.rel.as_str()).collect();
+        assert_eq!(names, ["notes/closed.md", "notes/open.md"]);
+        assert_eq!(
+            judge(&ex, root, index.path(), &rels, later),
+            [true, false, false, true]
+        );
+
+        // The cache is used: a verdict planted for an unchanged file is what comes back.
+        let mut planted = cached.clone();
+        planted[1].private = true;
+        crate::atomic::write_replace(&index.path().join(PRIVACY_CACHE_FILE), &encode(&planted))
+            .unwrap();
+        assert_eq!(judge(&ex, root, index.path(), &rels, later)[2], true);
+        crate::atomic::write_replace(&index.path().join(PRIVACY_CACHE_FILE), &encode(&cached))
+            .unwrap();
+
+        // An edit to private with the same size and the old mtime put back is still seen:
+        // ctime moved.
+        let open = root.join("notes/open.md");
+        let before = fs::metadata(&open).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let size = fs::metadata(&open).unwrap().len();
+        fs::write(&open, "---\nprivate: ok\n---\nbody\n").unwrap();
+        assert_eq!(fs::metadata(&open).unwrap().len(), size);
+        set_mtime(&open, before);
+        let later = SystemTime::now() + Duration::from_secs(5);
+        assert_eq!(
+            judge(&ex, root, index.path(), &rels, later),
+            [true, false, true, true]
+        );
+        // A file replaced by another (a rename over it) is judged afresh.
+        fs::write(root.join("notes/new.md"), "---\ntitle: Open\n---\nbody\n").unwrap();
+        fs::rename(root.join("notes/new.md"), root.join("notes/closed.md")).unwrap();
+        assert_eq!(
+            judge(&ex, root, index.path(), &rels, later),
+            [false, false, true, true]
+        );
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_cache_is_read_as_empty() {
+        let e = Entry {
+            rel: "a.md".into(),
+            stat: FileStat {
+                size: 1,
+                mtime_ns: 2,
+                ctime_ns: 3,
+                ino: 4,
+                dev: 5,
+            },
+            private: true,
+        };
+        let good = encode(std::slice::from_ref(&e));
+        assert_eq!(decode(&good), Some(vec![e.clone()]));
+        for cut in 0..good.len() {
+            assert_eq!(decode(&good[..cut]), None, "cut at {cut}");
+        }
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() = 0;
+        assert_eq!(decode(&flipped), None);
+        let mut other = good.clone();
+        other[8] ^= 1;
+        assert_eq!(decode(&other), None);
+        let mut longer = good;
+        longer.push(0);
+        assert_eq!(decode(&longer), None);
+    }
+}
