@@ -117,10 +117,13 @@ fn config_warning(message: String) -> Warning {
 
 fn join_rel(parent: &str, name: &str) -> String {
     if parent.is_empty() {
-        name.to_string()
-    } else {
-        format!("{parent}/{name}")
+        return name.to_string();
     }
+    let mut rel = String::with_capacity(parent.len() + 1 + name.len());
+    rel.push_str(parent);
+    rel.push('/');
+    rel.push_str(name);
+    rel
 }
 
 #[cfg(not(unix))]
@@ -174,10 +177,10 @@ impl WalkEntry<'_> {
         }
     }
 
-    /// A followed symlink's target's metadata (read by the walk); `None` for any other entry.
+    /// A followed symlink's target's stat (read by the walk); `None` for any other entry.
     /// With the path, what [`stat_all`] takes.
-    pub fn target_metadata(&self) -> Option<&fs::Metadata> {
-        self.target_meta
+    pub fn target_stat(&self) -> Option<FileStat> {
+        self.target_meta.map(FileStat::of)
     }
 }
 
@@ -323,7 +326,8 @@ impl<'a> Walk<'a> {
                 ),
             }
         }
-        named.sort_by(|a, b| a.0.cmp(&b.0));
+        // Names in a folder are unique, so an unstable sort gives the one order.
+        named.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (name, entry) in &named {
             let rel = join_rel(rel_dir, name);
             if self.filters.is_some_and(|f| f.is_ignored(&rel)) {
@@ -485,25 +489,36 @@ pub(crate) fn walk_notes(
     }
     let mut warnings = Vec::new();
     let filters = IgnoreFilters::load(&root_canon, &mut warnings);
-    // The walk lists the notes; their sizes and mtimes are read afterwards, in parallel, each
-    // relative to an open handle on its folder (a stat per note is most of a no-op update).
-    let mut found: Vec<(String, PathBuf, Option<fs::Metadata>)> = Vec::new();
+    // Most of a no-op update is one stat per note: the notes are stated in parallel
+    // ([`stat_all`]), while the walk goes on when it is a whole walk.
+    let mut found: Vec<(String, PathBuf, Option<FileStat>)> = Vec::new();
     let mut links = false;
     let walk = Walk::new(root)
         .follow_symlinks_within(root_canon.clone())
         .skip_dir(skip_dir)
         .ignore(&filters);
-    let mut visit = |e: &WalkEntry| {
-        links |= e.target_meta.is_some();
-        if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
-            let followed = e.target_meta.cloned();
-            found.push((e.rel.to_string(), e.path.to_path_buf(), followed));
+    let stated = match scope {
+        None => {
+            let (listed, walk_warnings) = stat_while_walking(&walk, &mut |e| {
+                links |= e.target_meta.is_some();
+                (!e.is_dir && crate::markdown::is_markdown_name(e.name)).then(|| e.rel.to_string())
+            });
+            warnings.extend(walk_warnings);
+            let mut stated = Vec::with_capacity(listed.len());
+            for (rel, path, st) in listed {
+                found.push((rel, path, None));
+                stated.push(st);
+            }
+            stated
         }
-        Step::Continue
-    };
-    match scope {
-        None => warnings.extend(walk.run(&mut visit)),
         Some(paths) => {
+            let mut visit = |e: &WalkEntry| {
+                links |= e.target_meta.is_some();
+                if !e.is_dir && crate::markdown::is_markdown_name(e.name) {
+                    found.push((e.rel.to_string(), e.path.to_path_buf(), e.target_stat()));
+                }
+                Step::Continue
+            };
             let mut direct = Vec::new();
             let skip_real = skip_dir.and_then(|d| fs::canonicalize(d).ok());
             for rel in paths {
@@ -546,15 +561,13 @@ pub(crate) fn walk_notes(
             found.extend(direct);
             found.sort_by(|a, b| a.0.cmp(&b.0));
             found.dedup_by(|a, b| a.0 == b.0);
+            let to_stat: Vec<(PathBuf, Option<FileStat>)> =
+                found.iter().map(|(_, p, st)| (p.clone(), *st)).collect();
+            stat_all(&to_stat)
         }
-    }
-    let (rels, to_stat): (Vec<String>, Vec<(PathBuf, Option<fs::Metadata>)>) = found
-        .into_iter()
-        .map(|(rel, abs, m)| (rel, (abs, m)))
-        .unzip();
-    let stated = stat_all(&to_stat);
-    let mut files = Vec::with_capacity(rels.len());
-    for ((rel, (abs, _)), st) in rels.into_iter().zip(to_stat).zip(stated) {
+    };
+    let mut files = Vec::with_capacity(found.len());
+    for ((rel, abs, _), st) in found.into_iter().zip(stated) {
         match st {
             Ok(st) => files.push(NoteFile {
                 rel,
@@ -576,6 +589,59 @@ pub(crate) fn walk_notes(
         warnings,
         links,
     }))
+}
+
+/// Runs `walk` and stats, in parallel while it goes on, the files `pick` names (it answers the
+/// key to keep, e.g. the vault-relative path, or `None` to pass a file or folder by): the walk
+/// lists on one thread while the others stat what it has listed so far ([`stat_all`]). Answers
+/// each picked file with its path and stat, in walk order, and the walk's warnings.
+pub fn stat_while_walking(
+    walk: &Walk<'_>,
+    pick: &mut (dyn FnMut(&WalkEntry) -> Option<String> + Send),
+) -> (
+    Vec<(String, PathBuf, std::io::Result<FileStat>)>,
+    Vec<Warning>,
+) {
+    let mut found: Vec<(String, PathBuf, Option<FileStat>)> = Vec::new();
+    let done = std::sync::Mutex::new(Vec::new());
+    let warnings = rayon::scope(|s| {
+        let done = &done;
+        let mut sent = 0;
+        let send = |found: &[(String, PathBuf, Option<FileStat>)], sent: &mut usize| {
+            let batch: Vec<(PathBuf, Option<FileStat>)> = found[*sent..]
+                .iter()
+                .map(|(_, p, st)| (p.clone(), *st))
+                .collect();
+            let at = *sent;
+            *sent = found.len();
+            s.spawn(move |_| {
+                let stats = stat_all(&batch);
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((at, stats));
+            });
+        };
+        let warnings = walk.run(&mut |e| {
+            if let Some(key) = pick(e) {
+                found.push((key, e.path.to_path_buf(), e.target_stat()));
+                if found.len() - sent >= STAT_BATCH {
+                    send(&found, &mut sent);
+                }
+            }
+            Step::Continue
+        });
+        send(&found, &mut sent);
+        warnings
+    });
+    let mut parts = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    parts.sort_by_key(|(at, _)| *at);
+    let stats = parts.into_iter().flat_map(|(_, stats)| stats);
+    let listed = found
+        .into_iter()
+        .zip(stats)
+        .map(|((key, path, _), st)| (key, path, st))
+        .collect();
+    (listed, warnings)
 }
 
 /// Whether a folder above `rel` is excluded by the filters (a whole walk never enters it).
@@ -632,6 +698,9 @@ impl FileStat {
     }
 }
 
+/// How many listed notes a whole walk hands to the stat threads at a time.
+const STAT_BATCH: usize = 512;
+
 /// Seconds and nanoseconds since the epoch as ns, clamped to `0..=i64::MAX`.
 #[cfg(unix)]
 fn epoch_ns(secs: i64, nsec: i64) -> i64 {
@@ -640,9 +709,9 @@ fn epoch_ns(secs: i64, nsec: i64) -> i64 {
 
 /// Stats files in parallel: each path with `None` is read with `lstat` (a regular file found by
 /// a walk), relative to an open handle on its folder (no path lookup per file), in batches of
-/// one folder's files; a `Some` (a followed symlink's target, stated by the walk) is taken as
-/// it is. Answers in the order given.
-pub fn stat_all(files: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
+/// one folder's files; a `Some` (a followed symlink's target's, [`WalkEntry::target_stat`]) is
+/// taken as it is. Answers in the order given.
+pub fn stat_all(files: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
     use rayon::prelude::*;
     // Runs of files in the same folder (a walk lists a folder's files together), cut to
     // batches small enough to spread over the threads.
@@ -663,8 +732,8 @@ pub fn stat_all(files: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Resul
         .into_par_iter()
         .map(|range| {
             let batch = &files[range];
-            if let [(_, Some(meta))] = batch {
-                return vec![Ok(FileStat::of(meta))];
+            if let [(_, Some(stat))] = batch {
+                return vec![Ok(*stat)];
             }
             stat_in_folder(batch)
         })
@@ -674,7 +743,7 @@ pub fn stat_all(files: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Resul
 
 /// Stats files of one folder relative to a handle on it (no path lookup per file).
 #[cfg(target_os = "linux")]
-fn stat_in_folder(batch: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
+fn stat_in_folder(batch: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
     use std::ffi::CString;
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
@@ -718,7 +787,7 @@ fn stat_in_folder(batch: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Res
 }
 
 #[cfg(not(target_os = "linux"))]
-fn stat_in_folder(batch: &[(PathBuf, Option<fs::Metadata>)]) -> Vec<std::io::Result<FileStat>> {
+fn stat_in_folder(batch: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
     batch
         .iter()
         .map(|(p, _)| fs::symlink_metadata(p).map(|m| FileStat::of(&m)))

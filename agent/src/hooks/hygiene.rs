@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
 
@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::{is_md, strip_controls, strip_md};
 use mindex::manifest::Manifest;
 use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
-use mindex::walk::{FileStat, Step, Walk, stat_all};
+use mindex::walk::{FileStat, Walk, stat_while_walking};
 use mindex::{exposure::Exposure, exposure::discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
@@ -115,19 +115,17 @@ impl Tree {
         if let Ok(real) = fs::canonicalize(root) {
             walk = walk.follow_symlinks_within(real);
         }
-        // Listed first, then stated in parallel (a stat per file is most of the scan).
-        let mut found: Vec<(String, (PathBuf, Option<fs::Metadata>))> = Vec::new();
-        walk.run(&mut |e| {
+        // A stat per file is most of the scan: stated in parallel while the walk goes on.
+        let dirs = &mut tree.dirs;
+        let (listed, _) = stat_while_walking(&walk, &mut |e| {
             if e.is_dir {
-                tree.dirs.insert(e.rel.to_string());
+                dirs.insert(e.rel.to_string());
+                None
             } else {
-                let target = e.target_metadata().cloned();
-                found.push((e.rel.to_string(), (e.path.to_path_buf(), target)));
+                Some(e.rel.to_string())
             }
-            Step::Continue
         });
-        let (rels, to_stat): (Vec<String>, Vec<_>) = found.into_iter().unzip();
-        for (rel, st) in rels.into_iter().zip(stat_all(&to_stat)) {
+        for (rel, _, st) in listed {
             if let Ok(stat) = st {
                 tree.files.push(TreeFile { rel, stat });
             }

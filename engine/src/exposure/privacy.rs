@@ -221,7 +221,7 @@ mod tests {
 
     /// Stats `rels` under `root` as a hook's scan does.
     fn stats(root: &Path, rels: &[&str]) -> Vec<Option<FileStat>> {
-        let paths: Vec<(PathBuf, Option<fs::Metadata>)> =
+        let paths: Vec<(PathBuf, Option<FileStat>)> =
             rels.iter().map(|r| (root.join(r), None)).collect();
         stat_all(&paths).into_iter().map(|s| s.ok()).collect()
     }
