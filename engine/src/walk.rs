@@ -821,6 +821,44 @@ mod tests {
         assert!(warnings.is_empty());
     }
 
+    /// The stats come back from many batches, stated while the walk goes on: each note must
+    /// get its own (a size that is its number of bytes), in folders of every size, with a
+    /// followed symlink's target among them.
+    #[test]
+    fn every_note_gets_its_own_stat_across_many_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let mut want = Vec::new();
+        for (folder, n) in [
+            ("big", 1300),
+            ("a/small", 3),
+            ("mid", STAT_BATCH + 1),
+            ("", 7),
+        ] {
+            fs::create_dir_all(r.join(folder)).unwrap();
+            for i in 0..n {
+                let rel = if folder.is_empty() {
+                    format!("n{i:04}.md")
+                } else {
+                    format!("{folder}/n{i:04}.md")
+                };
+                let size = (rel.len() * 7 + i) % 997 + 1;
+                fs::write(r.join(&rel), "x".repeat(size)).unwrap();
+                want.push((rel, size as u64));
+            }
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(r.join("big/n0005.md"), r.join("mid/link.md")).unwrap();
+            want.push(("mid/link.md".into(), want[5].1));
+        }
+        want.sort();
+        let (files, warnings) = walk_vault(r, None).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let got: Vec<(String, u64)> = files.iter().map(|f| (f.rel.clone(), f.size)).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn user_ignore_filters() {
         let dir = tempfile::tempdir().unwrap();

@@ -608,8 +608,21 @@ impl HygieneReport {
                 self.clusters
                     .iter()
                     .map(|c| {
-                        let names: Vec<&str> = c.files.iter().map(|f| name_of(f)).collect();
-                        format!("\"{}\" — {}", c.token, names.join(", "))
+                        // A cluster names at most ITEMS_SHOWN notes too: a word shared by
+                        // thousands of notes must not fill the agent's context.
+                        let names: Vec<&str> = c
+                            .files
+                            .iter()
+                            .take(ITEMS_SHOWN)
+                            .map(|f| name_of(f))
+                            .collect();
+                        let more = c.files.len().saturating_sub(ITEMS_SHOWN);
+                        let more = if more > 0 {
+                            format!(", … and {more} more")
+                        } else {
+                            String::new()
+                        };
+                        format!("\"{}\" — {}{more}", c.token, names.join(", "))
                     })
                     .collect(),
             ));
@@ -774,6 +787,23 @@ mod tests {
             "Mobile Offline",
         ]));
         assert!(c.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn a_cluster_names_at_most_ten_notes_and_counts_the_rest() {
+        let files: Vec<String> = (0..25)
+            .map(|i| format!("work/active/Billing {i:02}.md"))
+            .collect();
+        let report = HygieneReport {
+            clusters: vec![Cluster {
+                token: "billing".into(),
+                files,
+            }],
+            ..HygieneReport::default()
+        };
+        let text = report.to_text();
+        assert!(text.contains("Billing 09.md, … and 15 more"), "{text}");
+        assert!(!text.contains("Billing 10.md"), "{text}");
     }
 
     #[test]
