@@ -415,6 +415,9 @@ impl Out {
         if !r.rebuilt {
             list_changes(&mut s, &r.changes, r.changes.counts(), 20);
         }
+        if let Some(tip) = watch_tip(r) {
+            s.push_str(tip);
+        }
         emit(&s)
     }
 
@@ -847,6 +850,16 @@ fn fmt_score(s: f32) -> String {
     }
 }
 
+/// An update that walked a big vault says how not to: a running watcher answers in tens of ms.
+fn watch_tip(r: &UpdateReport) -> Option<&'static str> {
+    (!r.by_watcher && !r.rebuilt && r.elapsed_ms >= WALK_TIP_MS).then_some(
+        "Tip: this update walked the whole vault. With `mindex watch` running (or `mindex mcp --watch` / `mindex serve --watch`), updates apply only what changed and take tens of ms.\n",
+    )
+}
+
+/// How long a walking update takes before the CLI suggests a watcher.
+const WALK_TIP_MS: u64 = 300;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -873,6 +886,23 @@ mod tests {
             estimate_line(&e),
             "embedding 5,183 chunks: about 2 min at ~40 chunks/s on this machine (measured on 120 of them)"
         );
+    }
+
+    #[test]
+    fn a_slow_walking_update_suggests_a_watcher() {
+        let mut r = UpdateReport {
+            elapsed_ms: WALK_TIP_MS,
+            ..UpdateReport::default()
+        };
+        assert!(watch_tip(&r).is_some_and(|t| t.contains("mindex watch")));
+        r.by_watcher = true;
+        assert_eq!(watch_tip(&r), None);
+        r.by_watcher = false;
+        r.elapsed_ms = WALK_TIP_MS - 1;
+        assert_eq!(watch_tip(&r), None);
+        r.elapsed_ms = 90_000;
+        r.rebuilt = true;
+        assert_eq!(watch_tip(&r), None);
     }
 
     #[test]
