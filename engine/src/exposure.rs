@@ -246,9 +246,7 @@ impl Exposure {
     /// hooks' briefing and Stop report): a never-exposed name, or a markdown note marked
     /// private. Unlike [`Exposure::may_read`], the exposed roots do not matter here.
     pub fn withheld_from_agents(&self, rel: &str) -> bool {
-        self.is_never_exposed(rel)
-            || (crate::markdown::is_markdown_name(last_segment(rel))
-                && note_is_private(&self.vault_root.join(rel)))
+        self.withheld_from_agents_all(&[(rel, None)], None, std::time::SystemTime::now())[0]
     }
 
     /// Checks all five conditions for a vault-relative path and returns the note's real

@@ -46,8 +46,10 @@ struct Entry {
 }
 
 impl Exposure {
-    /// [`Exposure::withheld_from_agents`] for each of `files` (vault-relative, with the stat
-    /// taken when they were listed), judged in parallel, in the order given.
+    /// Whether each of `files` (vault-relative, with the stat taken when they were listed) is
+    /// withheld from every agent, as [`Exposure::withheld_from_agents`] says: a never-exposed
+    /// name, or a markdown note marked private ([`note_is_private`]). Judged in parallel, in the
+    /// order given.
     ///
     /// With `index_dir` (an existing folder), verdicts on notes come from and go to its
     /// `privacy.cache` (see the module docs): a note whose stat is unchanged since it was last
@@ -69,10 +71,11 @@ impl Exposure {
         let judged: Vec<(bool, Option<Entry>, bool)> = files
             .par_iter()
             .map(|(rel, stat)| {
-                if self.is_never_exposed(rel)
-                    || !crate::markdown::is_markdown_name(super::last_segment(rel))
-                {
-                    return (self.is_never_exposed(rel), None, false);
+                if self.is_never_exposed(rel) {
+                    return (true, None, false);
+                }
+                if !crate::markdown::is_markdown_name(super::last_segment(rel)) {
+                    return (false, None, false);
                 }
                 let hit = stat.and_then(|st| {
                     let i = cached.binary_search_by(|e| e.rel.as_str().cmp(rel)).ok()?;
