@@ -591,6 +591,9 @@ pub(crate) fn walk_notes(
     }))
 }
 
+/// A file picked by [`stat_while_walking`]: its key, its path and its stat.
+pub type StatedFile = (String, PathBuf, std::io::Result<FileStat>);
+
 /// Runs `walk` and stats, in parallel while it goes on, the files `pick` names (it answers the
 /// key to keep, e.g. the vault-relative path, or `None` to pass a file or folder by): the walk
 /// lists on one thread while the others stat what it has listed so far ([`stat_all`]). Answers
@@ -598,10 +601,7 @@ pub(crate) fn walk_notes(
 pub fn stat_while_walking(
     walk: &Walk<'_>,
     pick: &mut (dyn FnMut(&WalkEntry) -> Option<String> + Send),
-) -> (
-    Vec<(String, PathBuf, std::io::Result<FileStat>)>,
-    Vec<Warning>,
-) {
+) -> (Vec<StatedFile>, Vec<Warning>) {
     let mut found: Vec<(String, PathBuf, Option<FileStat>)> = Vec::new();
     let done = std::sync::Mutex::new(Vec::new());
     let warnings = rayon::scope(|s| {
