@@ -177,8 +177,8 @@ impl WalkEntry<'_> {
         }
     }
 
-    /// A followed symlink's target's stat (read by the walk); `None` for any other entry.
-    /// With the path, what [`stat_all`] takes.
+    /// A followed symlink's target's stat (read by the walk); `None` for any other entry (which
+    /// [`stat_while_walking`] then stats itself).
     pub fn target_stat(&self) -> Option<FileStat> {
         self.target_meta.map(FileStat::of)
     }
@@ -711,7 +711,7 @@ fn epoch_ns(secs: i64, nsec: i64) -> i64 {
 /// a walk), relative to an open handle on its folder (no path lookup per file), in batches of
 /// one folder's files; a `Some` (a followed symlink's target's, [`WalkEntry::target_stat`]) is
 /// taken as it is. Answers in the order given.
-pub fn stat_all(files: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
+pub(crate) fn stat_all(files: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
     use rayon::prelude::*;
     // Runs of files in the same folder (a walk lists a folder's files together), cut to
     // batches small enough to spread over the threads.
