@@ -30,11 +30,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use mindex::Caller;
+use mindex::walk::FileStat;
 
 use crate::mcp::{Backend, MAX_MESSAGE_BYTES, McpOptions, McpServer, PROTOCOL_VERSIONS};
 
@@ -113,7 +114,8 @@ pub fn default_tokens_path() -> Option<PathBuf> {
 pub struct Tokens {
     path: PathBuf,
     entries: Vec<(String, Caller)>,
-    modified: Option<SystemTime>,
+    /// The file's stat when it was read (size, times, inode): any edit changes it.
+    stat: Option<FileStat>,
 }
 
 impl Tokens {
@@ -189,7 +191,7 @@ impl Tokens {
         Ok(Tokens {
             path: path.to_path_buf(),
             entries,
-            modified: meta.modified().ok(),
+            stat: Some(FileStat::of(&meta)),
         })
     }
 
@@ -284,9 +286,17 @@ pub fn stop_on_signals() -> &'static AtomicBool {
 
 type Waiters = Arc<Mutex<HashMap<String, mpsc::SyncSender<String>>>>;
 
+/// A request's bearer token, found in the tokens file, and the caller it names.
+struct Bearer {
+    token: String,
+    caller: Caller,
+}
+
 struct HttpSession {
     server: Arc<McpServer>,
-    /// Which token opened it (its caller's project); only that token reaches it.
+    /// The token that opened it: only that token reaches it.
+    token: String,
+    /// The caller (project) that token named when the session opened.
     owner: String,
     waiters: Waiters,
     last_used: Mutex<Instant>,
@@ -501,7 +511,7 @@ impl HttpServer {
         if path != ENDPOINT {
             return Reply::text(404, &format!("not found: the MCP endpoint is {ENDPOINT}\n"));
         }
-        let Some(caller) = self.authenticate(request) else {
+        let Some(bearer) = self.authenticate(request) else {
             return Reply::error(
                 401,
                 -32001,
@@ -512,8 +522,8 @@ impl HttpServer {
             .with("WWW-Authenticate", "Bearer realm=\"mindex\"".into());
         };
         match method {
-            tiny_http::Method::Post => self.post(request, caller),
-            tiny_http::Method::Delete => match self.session_of(request, &caller) {
+            tiny_http::Method::Post => self.post(request, bearer),
+            tiny_http::Method::Delete => match self.session_of(request, &bearer) {
                 Ok(id) => {
                     self.sessions
                         .write()
@@ -591,8 +601,8 @@ impl HttpServer {
         matches!(name.as_str(), "localhost" | "127.0.0.1" | "[::1]") || name == own
     }
 
-    /// The caller the request's bearer token names.
-    fn authenticate(&self, request: &tiny_http::Request) -> Option<Caller> {
+    /// The request's bearer token and the caller it names, when the tokens file lists it.
+    fn authenticate(&self, request: &tiny_http::Request) -> Option<Bearer> {
         let value = header(request, "Authorization")?;
         let (scheme, token) = value.trim().split_once(' ')?;
         if !scheme.eq_ignore_ascii_case("bearer") {
@@ -600,11 +610,17 @@ impl HttpServer {
         }
         self.reload_tokens_if_changed();
         let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
-        tokens.caller_for(token.trim()).cloned()
+        let token = token.trim();
+        tokens.caller_for(token).cloned().map(|caller| Bearer {
+            token: token.to_string(),
+            caller,
+        })
     }
 
-    /// Re-reads the tokens file when it changed (checked every few seconds). A file that no
-    /// longer loads keeps the tokens last read, and says so on stderr.
+    /// Re-reads the tokens file when it changed (checked every few seconds). Sessions whose
+    /// token is gone, or now names another caller, end. A changed file that does not load
+    /// (removed, emptied, malformed, readable by others) refuses every token until it loads
+    /// again, and says so on stderr: a revocation never fails open.
     fn reload_tokens_if_changed(&self) {
         {
             let mut checked = self
@@ -618,35 +634,41 @@ impl HttpServer {
         }
         let (path, before) = {
             let t = self.tokens.read().unwrap_or_else(|e| e.into_inner());
-            (t.path.clone(), t.modified)
+            (t.path.clone(), t.stat)
         };
-        let now = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let now = std::fs::metadata(&path).ok().map(|m| FileStat::of(&m));
         if now == before {
             return;
         }
-        match Tokens::load(&path, self.backend.vault().root()) {
+        let fresh = match Tokens::load(&path, self.backend.vault().root()) {
             Ok(fresh) => {
-                // Sessions of tokens no longer listed end with them.
-                let owners: Vec<String> = fresh
-                    .entries
-                    .iter()
-                    .filter_map(|(_, c)| c.project.clone())
-                    .collect();
-                *self.tokens.write().unwrap_or_else(|e| e.into_inner()) = fresh;
-                self.sessions
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .retain(|_, s| owners.contains(&s.owner));
                 if self.opts.log {
                     eprintln!("mindex serve: re-read the tokens file {}", path.display());
                 }
+                fresh
             }
-            Err(e) => eprintln!("mindex serve: kept the previous tokens: {e}"),
-        }
+            Err(e) => {
+                eprintln!(
+                    "mindex serve: refusing every token until the tokens file loads again: {e}"
+                );
+                Tokens {
+                    path: path.clone(),
+                    entries: Vec::new(),
+                    stat: now,
+                }
+            }
+        };
+        self.sessions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, s| {
+                fresh.caller_for(&s.token).and_then(|c| c.project.as_ref()) == Some(&s.owner)
+            });
+        *self.tokens.write().unwrap_or_else(|e| e.into_inner()) = fresh;
     }
 
     /// The request's session id, checked against the caller that owns it.
-    fn session_of(&self, request: &tiny_http::Request, caller: &Caller) -> Result<String, Reply> {
+    fn session_of(&self, request: &tiny_http::Request, bearer: &Bearer) -> Result<String, Reply> {
         let Some(id) = header(request, "Mcp-Session-Id") else {
             return Err(Reply::error(
                 400,
@@ -657,7 +679,7 @@ impl HttpServer {
         };
         let sessions = self.sessions.read().unwrap_or_else(|e| e.into_inner());
         match sessions.get(id) {
-            Some(s) if Some(&s.owner) == caller.project.as_ref() => Ok(id.to_string()),
+            Some(s) if s.token == bearer.token => Ok(id.to_string()),
             // Another token's session is as unknown as an expired one.
             _ => Err(Reply::error(
                 404,
@@ -668,7 +690,7 @@ impl HttpServer {
         }
     }
 
-    fn post(&self, request: &mut tiny_http::Request, caller: Caller) -> Reply {
+    fn post(&self, request: &mut tiny_http::Request, bearer: Bearer) -> Reply {
         if let Some(ct) = header(request, "Content-Type")
             && !ct.to_ascii_lowercase().starts_with("application/json")
         {
@@ -726,7 +748,7 @@ impl HttpServer {
         let method = obj.get("method").and_then(Value::as_str).unwrap_or("");
         let line = String::from_utf8_lossy(&body).replace(['\n', '\r'], " ");
         if method == "initialize" && id.is_some() {
-            return self.initialize(&line, id.as_ref(), caller);
+            return self.initialize(&line, id.as_ref(), bearer);
         }
         if let Some(v) = header(request, "MCP-Protocol-Version")
             && !PROTOCOL_VERSIONS.contains(&v)
@@ -742,7 +764,7 @@ impl HttpServer {
                 id.as_ref(),
             );
         }
-        let session_id = match self.session_of(request, &caller) {
+        let session_id = match self.session_of(request, &bearer) {
             Ok(s) => s,
             Err(mut reply) => {
                 // Keep the request's id so the client can match the error.
@@ -789,8 +811,9 @@ impl HttpServer {
         self.call(&session, &line, &id, timeout)
     }
 
-    /// Opens a session for `caller` and answers its `initialize`.
-    fn initialize(&self, line: &str, id: Option<&Value>, caller: Caller) -> Reply {
+    /// Opens a session for the bearer's caller and answers its `initialize`.
+    fn initialize(&self, line: &str, id: Option<&Value>, bearer: Bearer) -> Reply {
+        let Bearer { token, caller } = bearer;
         let Some(owner) = caller.project.clone() else {
             return Reply::error(500, -32603, "the token names no caller", id);
         };
@@ -837,6 +860,7 @@ impl HttpServer {
                 session_id.clone(),
                 Arc::new(HttpSession {
                     server,
+                    token,
                     owner,
                     waiters,
                     last_used: Mutex::new(Instant::now()),

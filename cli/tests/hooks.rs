@@ -252,6 +252,60 @@ fn the_briefing_withholds_private_notes_and_strips_control_characters() {
     assert!(!out.contains("Secret Merger"), "{out}");
 }
 
+/// A note reached through a symlink is judged by where it really is: a link to a never-exposed
+/// file or into the memory store shows nothing; the North Star obeys the never-expose list.
+#[cfg(unix)]
+#[test]
+fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"mcp_never_expose": ["salaries.md", "North Star.md"], "memory_root": "memories"}"#,
+    );
+    write(
+        root,
+        "brain/North Star.md",
+        "# NS\n## Current Focus\n- NSGOAL\n",
+    );
+    write(root, "salaries.md", "# S\n- [ ] LINKEDTASK pay\n");
+    write(
+        root,
+        "memories/projb/lesson.md",
+        "---\nsource: mcp-capture\n---\n# Lesson\n- [ ] MEMORYTASK of another project\n",
+    );
+    write(root, "work/active/Fine.md", "# F\n- [ ] FINETASK ship\n");
+    symlink(
+        root.join("salaries.md"),
+        root.join("work/active/Payroll.md"),
+    )
+    .unwrap();
+    symlink(
+        root.join("memories/projb/lesson.md"),
+        root.join("work/active/Borrowed.md"),
+    )
+    .unwrap();
+    symlink(root.join("memories/projb"), root.join("work/shared")).unwrap();
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("FINETASK"), "{ctx}");
+    for hidden in [
+        "NSGOAL",
+        "LINKEDTASK",
+        "MEMORYTASK",
+        "Payroll",
+        "Borrowed",
+        "work/shared/lesson",
+    ] {
+        assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
+    }
+    assert!(
+        ctx.contains("### North Star (current goals)\n(withheld: the note is private)"),
+        "{ctx}"
+    );
+}
+
 /// The briefing's privacy verdicts are cached by file stat (`privacy.cache` in the index
 /// folder, so a big vault is not re-read each session); a note edited to private leaves the
 /// briefing at once, even when the edit keeps its size and puts its mtime back.
@@ -755,6 +809,25 @@ fn post_tool_flags_a_topic_cluster_forming() {
     ] {
         write(root, &format!("work/active/{n}.md"), note);
     }
+    // Siblings an agent may not see are never named: a private note, and a link to a
+    // never-exposed file.
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"mcp_never_expose": ["salaries.md"]}"#,
+    );
+    write(
+        root,
+        "work/active/Billing Layoffs.md",
+        "---\nprivate: true\n---\n# L\n",
+    );
+    write(root, "salaries.md", "# S\n");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        root.join("salaries.md"),
+        root.join("work/active/Billing Salaries.md"),
+    )
+    .unwrap();
     let v: Value = serde_json::from_str(&post(
         root,
         root.join("work/active/Billing Retry.md").to_str().unwrap(),
@@ -763,7 +836,12 @@ fn post_tool_flags_a_topic_cluster_forming() {
     let pr = &v["hookSpecificOutput"]["policyResults"][0];
     assert_eq!(pr["policy_id"], "topic-cluster");
     assert_eq!(pr["suggested_target"], "work/active/Billing/");
-    assert!(context(&v.to_string()).contains("joins 1 loose sibling(s)"));
+    let said = context(&v.to_string());
+    assert!(said.contains("joins 1 loose sibling(s)"), "{said}");
+    assert!(
+        !said.contains("Layoffs") && !said.contains("Salaries"),
+        "{said}"
+    );
     assert_eq!(
         post(
             root,

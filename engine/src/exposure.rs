@@ -20,7 +20,7 @@
 mod open;
 mod privacy;
 pub use open::{OpenedNote, open_visible};
-pub use privacy::PRIVACY_CACHE_FILE;
+pub use privacy::{ListedFile, PRIVACY_CACHE_FILE};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -246,7 +246,12 @@ impl Exposure {
     /// hooks' briefing and Stop report): a never-exposed name, or a markdown note marked
     /// private. Unlike [`Exposure::may_read`], the exposed roots do not matter here.
     pub fn withheld_from_agents(&self, rel: &str) -> bool {
-        self.withheld_from_agents_all(&[(rel, None)], None, std::time::SystemTime::now())[0]
+        let file = ListedFile {
+            rel,
+            stat: None,
+            through_link: true,
+        };
+        self.withheld_from_agents_all(&[file], None, std::time::SystemTime::now())[0]
     }
 
     /// Checks all five conditions for a vault-relative path and returns the note's real
@@ -479,11 +484,25 @@ pub fn is_private(head: &str) -> bool {
 /// parse or does not close within 64,000 characters, and when the path is not a readable
 /// regular file.
 pub fn note_is_private(path: &Path) -> bool {
-    match head_frontmatter(path) {
+    note_privacy(path).0
+}
+
+/// [`note_is_private`], with the stat of the file the verdict was read from (taken on the open
+/// handle before reading; `None` when it could not be opened), so a caller can tell whether the
+/// file it judged is the one it listed.
+pub(crate) fn note_privacy(path: &Path) -> (bool, Option<crate::walk::FileStat>) {
+    let Some(file) = crate::markdown::open_regular(path) else {
+        return (true, None);
+    };
+    let Ok(meta) = file.metadata() else {
+        return (true, None);
+    };
+    let private = match head_frontmatter_of(&file) {
         Ok(None) => false,
         Ok(Some(map)) => frontmatter::marks_private(&map),
         Err(()) => true,
-    }
+    };
+    (private, Some(crate::walk::FileStat::of(&meta)))
 }
 
 /// The parsed frontmatter of the note at `path`, read as a head: the first 1200 characters,
@@ -493,9 +512,16 @@ pub fn note_is_private(path: &Path) -> bool {
 pub(crate) fn head_frontmatter(
     path: &Path,
 ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ()> {
-    let head = crate::markdown::read_head(path, HEAD_CHARS).ok_or(())?;
+    head_frontmatter_of(&crate::markdown::open_regular(path).ok_or(())?)
+}
+
+/// [`head_frontmatter`] of an open file (both reads from the one handle).
+fn head_frontmatter_of(
+    file: &std::fs::File,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ()> {
+    let head = crate::markdown::head_of(file, HEAD_CHARS).ok_or(())?;
     let head = match frontmatter::privacy(&head) {
-        Privacy::Unclosed => crate::markdown::read_head(path, LONG_HEAD_CHARS).ok_or(())?,
+        Privacy::Unclosed => crate::markdown::head_of(file, LONG_HEAD_CHARS).ok_or(())?,
         _ => head,
     };
     frontmatter::parse_text(&head).map_err(|_| ())

@@ -57,13 +57,27 @@ pub fn note_is_private(path: &Path) -> bool {
 /// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
 /// Never reads more than `4 × chars` bytes.
 pub fn read_head(path: &Path, chars: usize) -> Option<String> {
-    let meta = fs::metadata(path).ok()?;
-    if !meta.is_file() {
+    head_of(&open_regular(path)?, chars)
+}
+
+/// Opens `path` (through symlinks) for reading when it is a regular file: checked before the
+/// open, so a FIFO or a device is never opened, and on the open handle, so what is read is the
+/// file that was checked.
+pub(crate) fn open_regular(path: &Path) -> Option<File> {
+    if !fs::metadata(path).ok()?.is_file() {
         return None;
     }
+    let file = File::open(path).ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// The first `chars` characters of an open file, read from its start, decoded lossily.
+pub(crate) fn head_of(file: &File, chars: usize) -> Option<String> {
+    use std::io::{Seek, SeekFrom};
+    let mut reader = file;
+    reader.seek(SeekFrom::Start(0)).ok()?;
     let mut bytes = Vec::new();
-    File::open(path)
-        .ok()?
+    reader
         .take((chars * 4) as u64)
         .read_to_end(&mut bytes)
         .ok()?;

@@ -1,7 +1,7 @@
 //! The vault hygiene scan shared by session-start and Stop: drift a human would want to hear
 //! about, found from the filesystem alone (no index, no subprocess).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -12,10 +12,10 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::{is_md, strip_controls, strip_md};
+use mindex::exposure::{Exposure, ListedFile, discover_memory_root};
 use mindex::manifest::Manifest;
 use mindex::markdown::{frontmatter_str, promotion_marker, read_head};
 use mindex::walk::{FileStat, Walk, stat_while_walking};
-use mindex::{exposure::Exposure, exposure::discover_memory_root};
 
 /// Root-level folders that are machinery, never notes.
 pub(crate) const MACHINERY_DIRS: &[&str] = &[
@@ -75,6 +75,8 @@ pub(crate) struct TreeFile {
     pub(crate) rel: String,
     /// Its stat when the tree was scanned (a followed symlink's target's).
     pub(crate) stat: FileStat,
+    /// Whether the walk reached it through a symlink (its own or a folder's above it).
+    pub(crate) through_link: bool,
 }
 
 impl TreeFile {
@@ -117,17 +119,35 @@ impl Tree {
         }
         // A stat per file is most of the scan: stated in parallel while the walk goes on.
         let dirs = &mut tree.dirs;
+        // Followed symlinks to folders, and the files reached through a symlink.
+        let mut linked_dirs: Vec<String> = Vec::new();
+        let mut linked: HashSet<String> = HashSet::new();
         let (listed, _) = stat_while_walking(&walk, &mut |e| {
+            let via_link = e.target_stat().is_some()
+                || linked_dirs
+                    .iter()
+                    .any(|d| mindex::walk::is_within(e.rel, d));
             if e.is_dir {
                 dirs.insert(e.rel.to_string());
+                if via_link {
+                    linked_dirs.push(e.rel.to_string());
+                }
                 None
             } else {
+                if via_link {
+                    linked.insert(e.rel.to_string());
+                }
                 Some(e.rel.to_string())
             }
         });
         for (rel, _, st) in listed {
             if let Ok(stat) = st {
-                tree.files.push(TreeFile { rel, stat });
+                let through_link = linked.contains(&rel);
+                tree.files.push(TreeFile {
+                    rel,
+                    stat,
+                    through_link,
+                });
             }
         }
         tree.files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -140,12 +160,16 @@ impl Tree {
     /// [`Tree::without_under`]. The memory root is the one the engine uses.
     pub(crate) fn scan_for_agents(root: &Path, index_dir: &Path, manifest: &Manifest) -> Tree {
         let mut tree = Tree::scan(root);
-        tree.memory_root = memory_root(root, index_dir, manifest);
-        let ex = Exposure::resolve(root, manifest, &tree.memory_root);
-        let files: Vec<(&str, Option<FileStat>)> = tree
+        let ex = agent_exposure(root, index_dir, manifest);
+        tree.memory_root = ex.memory_root().to_string();
+        let files: Vec<ListedFile> = tree
             .files
             .iter()
-            .map(|f| (f.rel.as_str(), Some(f.stat)))
+            .map(|f| ListedFile {
+                rel: &f.rel,
+                stat: Some(f.stat),
+                through_link: f.through_link,
+            })
             .collect();
         let hidden = ex.withheld_from_agents_all(&files, Some(index_dir), tree.scanned_at);
         let mut i = 0;
@@ -262,6 +286,12 @@ pub fn hygiene_scan(
 ) -> HygieneReport {
     let tree = Tree::scan_for_agents(root, index_dir, manifest);
     hygiene_with(root, manifest, now, &tree)
+}
+
+/// What agents may see of the vault at `root`, as the hooks judge it: the manifest's policy
+/// with the memory root the engine's agent surfaces use ([`memory_root`]).
+pub(crate) fn agent_exposure(root: &Path, index_dir: &Path, manifest: &Manifest) -> Exposure {
+    Exposure::resolve(root, manifest, &memory_root(root, index_dir, manifest))
 }
 
 /// The memory root the engine's agent surfaces use for the vault at `root` with its index in

@@ -13,8 +13,9 @@ use super::hygiene::{Tree, hygiene_with, name_of, parent_of};
 use super::{
     HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
 };
+use mindex::exposure::is_private;
 use mindex::manifest::Manifest;
-use mindex::markdown::{body, frontmatter_str, note_is_private, read_head};
+use mindex::markdown::{body, frontmatter_str, read_head};
 
 /// Claude Code shows a hook's context inline only up to this many characters; past it the
 /// session gets a file path and a short preview. Every session-start answer stays under it.
@@ -309,7 +310,7 @@ fn sections(
     }
     if mode == InjectionMode::Full {
         out.push(
-            Section::new("### North Star (current goals)", north_star(root))
+            Section::new("### North Star (current goals)", north_star(root, &tree))
                 .degrades(30, "(Over budget — re-read brain/North Star.md on demand.)"),
         );
         out.push(
@@ -360,17 +361,24 @@ fn sections(
     (out, hygiene.blocks())
 }
 
-fn north_star(root: &Path) -> String {
-    let path = root.join("brain/North Star.md");
+/// The North Star's current goals, when agents may see the note (`tree` holds only what they
+/// may: [`Tree::scan_for_agents`]); the text printed is judged again, as read.
+fn north_star(root: &Path, tree: &Tree) -> String {
+    const REL: &str = "brain/North Star.md";
+    let path = root.join(REL);
     if !path.is_file() {
         return "(not found)".into();
     }
-    if note_is_private(&path) {
-        return "(withheld: the note is private)".into();
+    let withheld = "(withheld: the note is private)";
+    if !tree.files_in("brain").any(|f| f.rel == REL) {
+        return withheld.into();
     }
     let Ok(text) = std::fs::read_to_string(&path) else {
         return "(not found)".into();
     };
+    if is_private(&text) {
+        return withheld.into();
+    }
     let body = body(&text);
     let lines: Vec<&str> = body.lines().collect();
     let start = lines
@@ -406,6 +414,10 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
             continue;
         }
         let text = read_head(&root.join(&f.rel), 64 * 1024).unwrap_or_default();
+        // Judged again as read: a note made private since the scan stays out.
+        if is_private(&text) {
+            continue;
+        }
         let description =
             frontmatter_str(&text, "description").unwrap_or_else(|| "(no description)".into());
         let body = body(&text);
@@ -499,6 +511,9 @@ fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
         let Some(text) = read_head(&root.join(&f.rel), 1 << 20) else {
             continue;
         };
+        if is_private(&text) {
+            continue;
+        }
         let tasks: Vec<&str> = text
             .lines()
             .filter(|l| OPEN_TASK.is_match(l))
@@ -738,6 +753,7 @@ mod tests {
                         ino: 0,
                         dev: 0,
                     },
+                    through_link: false,
                 })
                 .collect(),
             dirs: dirs.iter().map(|d| d.to_string()).collect(),

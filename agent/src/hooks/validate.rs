@@ -9,8 +9,10 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::hygiene::{clusters_of, name_of, parent_of};
+use super::hygiene::{agent_exposure, clusters_of, name_of, parent_of};
 use super::{HookContext, HookEvent, HookOutcome, Payload, hook_output, is_md, rel_path};
+use mindex::exposure::ListedFile;
+use mindex::manifest::Manifest;
 
 /// A note at least this big is past the organisation threshold.
 pub const MONOLITH_BYTES: u64 = super::hygiene::OVERSIZED_BYTES;
@@ -256,17 +258,37 @@ fn check(ctx: &HookContext, raw: &str, blocks: &mut Vec<String>, policies: &mut 
     }
     if parent_of(&rel) == "work/active" {
         // Only the loose notes of work/active matter: list that one folder, not the vault.
-        let loose: Vec<String> = std::fs::read_dir(root.join("work/active"))
+        let listed: Vec<String> = std::fs::read_dir(root.join("work/active"))
             .map(|entries| {
                 entries
                     .flatten()
-                    .filter(|e| e.path().is_file())
-                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                    .filter(|n| is_md(n) && !n.starts_with('.'))
-                    .map(|n| format!("work/active/{n}"))
+                    .filter_map(|e| {
+                        std::fs::metadata(e.path()).ok().filter(|m| m.is_file())?;
+                        let name = e.file_name().to_str()?.to_string();
+                        (is_md(&name) && !name.starts_with('.'))
+                            .then(|| format!("work/active/{name}"))
+                    })
                     .collect()
             })
             .unwrap_or_default();
+        // Siblings an agent may not see are never named (judged by their real paths too).
+        let ex = agent_exposure(&root, &ctx.index_dir, &Manifest::load(&root));
+        let files: Vec<ListedFile> = listed
+            .iter()
+            .map(|rel| ListedFile {
+                rel,
+                stat: None,
+                through_link: true,
+            })
+            .collect();
+        // No cache here: it holds the whole tree's verdicts, and this is one folder.
+        let withheld = ex.withheld_from_agents_all(&files, None, std::time::SystemTime::now());
+        let loose: Vec<String> = listed
+            .into_iter()
+            .zip(withheld)
+            .filter(|(_, w)| !w)
+            .map(|(rel, _)| rel)
+            .collect();
         if let Some(c) = clusters_of(&loose)
             .into_iter()
             .find(|c| c.files.contains(&rel))

@@ -53,6 +53,15 @@ class Server:
         for line in self.proc.stderr:
             self.log.append(line)
 
+    def saw(self, text: str, seconds: float = 10.0) -> bool:
+        """Whether a stderr line holding `text` arrives within `seconds` (the reader thread may
+        not have read a line the server wrote before its answer)."""
+        for _ in range(int(seconds / 0.05)):
+            if any(text in line for line in list(self.log)):
+                return True
+            threading.Event().wait(0.05)
+        return False
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -182,7 +191,55 @@ def test_identity_comes_only_from_the_token(vault: Path, tokens: Path) -> None:
             deadline -= 1
             threading.Event().wait(0.1)
         assert status == 401
-        assert any("re-read the tokens file" in line for line in server.log), server.log
+        assert server.saw("re-read the tokens file"), server.log
+    finally:
+        assert server.stop() == 0
+
+
+def test_a_session_is_bound_to_its_token_and_a_broken_tokens_file_refuses_all(vault: Path, tokens: Path) -> None:
+    laptop = add_token(tokens, "alpha")
+    ci = add_token(tokens, "alpha")
+    server = Server(vault, tokens)
+    try:
+        base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "health", "arguments": {}}}).encode()
+        status, hdrs, text = server.raw("POST", init.encode(), base | {"Authorization": f"Bearer {laptop}"})
+        assert status == 200, text
+        sid = hdrs["mcp-session-id"]
+        # Another token of the same caller does not reach the session either.
+        status, _, _ = server.raw("POST", call, base | {"Authorization": f"Bearer {ci}", "Mcp-Session-Id": sid})
+        assert status == 404
+        status, _, _ = server.raw("POST", call, base | {"Authorization": f"Bearer {laptop}", "Mcp-Session-Id": sid})
+        assert status == 200
+
+        def settles(token: str, want: int) -> bool:
+            """Whether `initialize` with `token` comes to answer `want` (the file is re-checked
+            every two seconds)."""
+            for _ in range(60):
+                if server.raw("POST", init.encode(), base | {"Authorization": f"Bearer {token}"})[0] == want:
+                    return True
+                threading.Event().wait(0.1)
+            return False
+
+        # A tokens file that no longer loads refuses every token, instead of keeping the ones it
+        # listed before: a malformed line, then an emptied file.
+        good = tokens.read_text()
+        tokens.write_text(good + "this line is not a token pair at all\n")
+        assert settles(ci, 401)
+        assert server.saw("refusing every token"), server.log
+        status, _, _ = server.raw("POST", call, base | {"Authorization": f"Bearer {laptop}", "Mcp-Session-Id": sid})
+        assert status == 401
+        tokens.write_text(good)
+        assert settles(ci, 200)
+        tokens.write_text("")
+        assert settles(ci, 401)
+        # Once it loads again its tokens work again, and only its tokens.
+        tokens.write_text(f"alpha {ci}\n")
+        assert settles(ci, 200)
+        assert server.raw("POST", init.encode(), base | {"Authorization": f"Bearer {laptop}"})[0] == 401
     finally:
         assert server.stop() == 0
 

@@ -3,7 +3,7 @@
 //! re-parsed each time an agent session starts.
 //!
 //! Judging a note private means reading its head and parsing its frontmatter
-//! ([`note_is_private`]); for every note of a big vault that is seconds. The cache
+//! ([`note_is_private`](super::note_is_private)); for every note of a big vault that is seconds. The cache
 //! (`privacy.cache` in the index folder) keeps, per note, the verdict and the file's stat when
 //! it was judged: size, mtime, inode change time (ctime), inode and device. A verdict is reused
 //! only when the file's stat now is equal in all five, so the file is the same inode, unchanged:
@@ -18,12 +18,12 @@
 //! empty, and every note is judged from its bytes. Where the platform has no ctime or inode
 //! (not Unix), nothing is cached.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::{Exposure, note_is_private};
+use super::{Exposure, note_privacy};
 use crate::walk::FileStat;
 
 /// The cache file in the index folder.
@@ -45,18 +45,32 @@ struct Entry {
     private: bool,
 }
 
+/// A file to judge, as a walk listed it.
+#[derive(Debug, Clone, Copy)]
+pub struct ListedFile<'a> {
+    /// Vault-relative, `/`-separated.
+    pub rel: &'a str,
+    /// Its stat when it was listed (a followed symlink's target's); `None` when unknown.
+    pub stat: Option<FileStat>,
+    /// Whether the walk reached it through a symlink (the file's own, or a folder's above it),
+    /// or may have: its real path is then judged as well as the path it was listed under.
+    pub through_link: bool,
+}
+
 impl Exposure {
-    /// Whether each of `files` (vault-relative, with the stat taken when they were listed) is
-    /// withheld from every agent, as [`Exposure::withheld_from_agents`] says: a never-exposed
-    /// name, or a markdown note marked private ([`note_is_private`]). Judged in parallel, in the
-    /// order given.
+    /// Whether each of `files` is withheld from every agent, as
+    /// [`Exposure::withheld_from_agents`] says: a never-exposed name, a markdown note marked
+    /// private ([`note_is_private`](super::note_is_private)), or, for a file reached through a symlink, a real path
+    /// that is never exposed, hidden, outside the vault, not markdown where the link is, or in
+    /// the memory store when the link is not. Judged in parallel, in the order given.
     ///
     /// With `index_dir` (an existing folder), verdicts on notes come from and go to its
     /// `privacy.cache` (see the module docs): a note whose stat is unchanged since it was last
-    /// judged is not read again. `scanned_at` is when the stats were taken (before the first).
+    /// judged is not read again. A verdict is kept only when the file read is the file listed
+    /// (equal stats). `scanned_at` is when the stats were taken (before the first).
     pub fn withheld_from_agents_all(
         &self,
-        files: &[(&str, Option<FileStat>)],
+        files: &[ListedFile<'_>],
         index_dir: Option<&Path>,
         scanned_at: SystemTime,
     ) -> Vec<bool> {
@@ -67,31 +81,53 @@ impl Exposure {
         let scanned_ns = scanned_at
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
+        let reals = files
+            .iter()
+            .any(|f| f.through_link)
+            .then(|| RealRoots::new(self));
         // (withheld, the verdict to keep for a note, whether it came from the cache)
         let judged: Vec<(bool, Option<Entry>, bool)> = files
             .par_iter()
-            .map(|(rel, stat)| {
+            .map(|f| {
+                let rel = f.rel;
                 if self.is_never_exposed(rel) {
+                    return (true, None, false);
+                }
+                if let Some(reals) = &reals
+                    && f.through_link
+                    && reals.withholds(self, rel)
+                {
                     return (true, None, false);
                 }
                 if !crate::markdown::is_markdown_name(super::last_segment(rel)) {
                     return (false, None, false);
                 }
-                let hit = stat.and_then(|st| {
-                    let i = cached.binary_search_by(|e| e.rel.as_str().cmp(rel)).ok()?;
-                    (cached[i].stat == st && st.has_identity()).then_some(cached[i].private)
+                let settled = f.stat.filter(|st| {
+                    st.has_identity() && st.ctime_ns < scanned_ns.saturating_sub(SETTLE_NS)
                 });
-                let private = hit.unwrap_or_else(|| note_is_private(&self.vault_root.join(rel)));
-                let keep = stat
-                    .filter(|st| {
-                        st.has_identity() && st.ctime_ns < scanned_ns.saturating_sub(SETTLE_NS)
-                    })
+                if let Some(st) = f.stat.filter(FileStat::has_identity)
+                    && let Ok(i) = cached.binary_search_by(|e| e.rel.as_str().cmp(rel))
+                    && cached[i].stat == st
+                {
+                    let private = cached[i].private;
+                    let keep = settled.map(|stat| Entry {
+                        rel: rel.to_string(),
+                        stat,
+                        private,
+                    });
+                    return (private, keep, true);
+                }
+                let (private, read) = note_privacy(&self.vault_root.join(rel));
+                // Kept only when the file read is the one listed: a path re-pointed or
+                // replaced between the listing and the read is judged again next time.
+                let keep = settled
+                    .filter(|stat| read.as_ref() == Some(stat))
                     .map(|stat| Entry {
                         rel: rel.to_string(),
                         stat,
                         private,
                     });
-                (private, keep, hit.is_some())
+                (private, keep, false)
             })
             .collect();
         if let Some(path) = cache_path {
@@ -106,6 +142,56 @@ impl Exposure {
             }
         }
         judged.into_iter().map(|j| j.0).collect()
+    }
+}
+
+/// The vault's and the memory store's real paths, resolved once per batch, for judging files
+/// reached through symlinks by where they really are.
+struct RealRoots {
+    vault: Option<PathBuf>,
+    memory: Option<PathBuf>,
+}
+
+impl RealRoots {
+    fn new(ex: &Exposure) -> RealRoots {
+        RealRoots {
+            vault: std::fs::canonicalize(&ex.vault_root).ok(),
+            memory: std::fs::canonicalize(ex.vault_root.join(&ex.memory_root)).ok(),
+        }
+    }
+
+    /// Whether the file at `rel`, judged by its real path, is withheld (fail closed: a path
+    /// that does not resolve inside the vault is).
+    fn withholds(&self, ex: &Exposure, rel: &str) -> bool {
+        let Some(vault) = &self.vault else {
+            return true;
+        };
+        let Ok(real) = std::fs::canonicalize(ex.vault_root.join(rel)) else {
+            return true;
+        };
+        let Ok(inside) = real.strip_prefix(vault) else {
+            return true;
+        };
+        let mut names = inside.components().map(|c| c.as_os_str().to_string_lossy());
+        if names.any(|n| n.starts_with('.')) {
+            return true;
+        }
+        let name = real
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if ex.is_never_exposed(&name) {
+            return true;
+        }
+        let listed_note = crate::markdown::is_markdown_name(super::last_segment(rel));
+        if listed_note && !crate::markdown::is_markdown_name(&name) {
+            return true;
+        }
+        let listed_in_memory =
+            ex.memory_root.is_empty() || crate::walk::is_within(rel, &ex.memory_root);
+        self.memory
+            .as_ref()
+            .is_some_and(|m| real.starts_with(m) && !listed_in_memory)
     }
 }
 
@@ -231,7 +317,15 @@ mod tests {
 
     fn judge(ex: &Exposure, root: &Path, index: &Path, rels: &[&str], at: SystemTime) -> Vec<bool> {
         let st = stats(root, rels);
-        let files: Vec<(&str, Option<FileStat>)> = rels.iter().copied().zip(st).collect();
+        let files: Vec<ListedFile> = rels
+            .iter()
+            .zip(st)
+            .map(|(rel, stat)| ListedFile {
+                rel,
+                stat,
+                through_link: false,
+            })
+            .collect();
         ex.withheld_from_agents_all(&files, Some(index), at)
     }
 
@@ -313,6 +407,92 @@ mod tests {
             judge(&ex, root, index.path(), &rels, later),
             [false, false, true, true]
         );
+    }
+
+    fn listed<'a>(rels: &[&'a str], stats: &[Option<FileStat>], link: bool) -> Vec<ListedFile<'a>> {
+        rels.iter()
+            .zip(stats)
+            .map(|(rel, stat)| ListedFile {
+                rel,
+                stat: *stat,
+                through_link: link,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_verdict_is_kept_only_for_the_file_that_was_listed() {
+        // The folder is swapped for another between the listing and the read, then swapped
+        // back: the private note comes back with the very stat that was listed.
+        let vault = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let root = vault.path();
+        fs::create_dir_all(root.join("notes")).unwrap();
+        fs::write(root.join("notes/a.md"), "---\nprivate: true\n---\nsecret\n").unwrap();
+        let ex = policy(root);
+        let rels = ["notes/a.md"];
+        let st = stats(root, &rels);
+        let later = SystemTime::now() + Duration::from_secs(5);
+        fs::rename(root.join("notes"), root.join("notes.old")).unwrap();
+        fs::create_dir_all(root.join("notes")).unwrap();
+        fs::write(root.join("notes/a.md"), "---\ntitle: public\n---\nplain\n").unwrap();
+        let files = listed(&rels, &st, false);
+        assert_eq!(
+            ex.withheld_from_agents_all(&files, Some(index.path()), later),
+            [false]
+        );
+        assert!(load(&index.path().join(PRIVACY_CACHE_FILE)).is_empty());
+        fs::remove_dir_all(root.join("notes")).unwrap();
+        fs::rename(root.join("notes.old"), root.join("notes")).unwrap();
+        assert_eq!(stats(root, &rels), st);
+        assert_eq!(
+            ex.withheld_from_agents_all(&files, Some(index.path()), later),
+            [true]
+        );
+    }
+
+    #[test]
+    fn a_file_reached_through_a_symlink_is_judged_where_it_really_is() {
+        use std::os::unix::fs::symlink;
+        let vault = tempfile::tempdir().unwrap();
+        let root = vault.path();
+        for dir in ["notes", "memories/projb", ".hidden", "real"] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        fs::write(root.join("secrets.md"), "plain words\n").unwrap();
+        fs::write(root.join("memories/projb/m.md"), "a lesson\n").unwrap();
+        fs::write(root.join(".hidden/h.md"), "hidden\n").unwrap();
+        fs::write(root.join("data.csv"), "a,b\n").unwrap();
+        fs::write(root.join("real/ok.md"), "fine\n").unwrap();
+        symlink(root.join("secrets.md"), root.join("notes/plan.md")).unwrap();
+        symlink(root.join("memories/projb/m.md"), root.join("notes/m.md")).unwrap();
+        symlink(root.join(".hidden/h.md"), root.join("notes/h.md")).unwrap();
+        symlink(root.join("data.csv"), root.join("notes/data.md")).unwrap();
+        symlink(root.join("nowhere.md"), root.join("notes/broken.md")).unwrap();
+        symlink(root.join("real"), root.join("notes/linked")).unwrap();
+        let rels = [
+            "notes/plan.md",
+            "notes/m.md",
+            "notes/h.md",
+            "notes/data.md",
+            "notes/broken.md",
+            "notes/linked/ok.md",
+            "memories/projb/m.md",
+        ];
+        let ex = policy(root);
+        let none = vec![None; rels.len()];
+        let at = SystemTime::now();
+        assert_eq!(
+            ex.withheld_from_agents_all(&listed(&rels, &none, true), None, at),
+            [true, true, true, true, true, false, false]
+        );
+        // Judged by the listed path alone, the links would pass (so the flag is what holds).
+        assert_eq!(
+            ex.withheld_from_agents_all(&listed(&rels[..4], &none[..4], false), None, at),
+            [false, false, false, false]
+        );
+        assert!(ex.withheld_from_agents("notes/plan.md"));
+        assert!(!ex.withheld_from_agents("notes/linked/ok.md"));
     }
 
     #[test]
