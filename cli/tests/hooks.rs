@@ -806,6 +806,9 @@ fn post_tool_flags_a_topic_cluster_forming() {
         "Search Index",
         "Mobile Offline",
         "Hiring Plan",
+        "Office Move",
+        "Travel Booking",
+        "Payments Ledger",
     ] {
         write(root, &format!("work/active/{n}.md"), note);
     }
