@@ -288,7 +288,41 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
     )
     .unwrap();
     symlink(root.join("memories/projb"), root.join("work/shared")).unwrap();
+    // A folder holding only private notes is not named, nor is a commit naming one.
+    write(
+        root,
+        "work/active/Acme Layoffs/plan.md",
+        "---\nprivate: true\n---\n# P\n",
+    );
+    write(
+        root,
+        "work/active/Secret Merger.md",
+        "---\nprivate: true\n---\n# M\n",
+    );
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(root)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "work/active/Fine.md"]);
+    git(&["commit", "-qm", "vault backup: Fine.md"]);
+    git(&["add", "-A"]);
+    git(&[
+        "commit",
+        "-qm",
+        "vault backup: work/active/secret merger.md",
+    ]);
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("vault backup: Fine.md"), "{ctx}");
+    assert!(
+        ctx.contains("(1 commit(s) naming withheld notes not shown)"),
+        "{ctx}"
+    );
     assert!(ctx.contains("FINETASK"), "{ctx}");
     for hidden in [
         "NSGOAL",
@@ -297,6 +331,8 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
         "Payroll",
         "Borrowed",
         "work/shared/lesson",
+        "Acme",
+        "erger",
     ] {
         assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
     }

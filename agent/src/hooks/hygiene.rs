@@ -103,6 +103,9 @@ pub(crate) struct Tree {
     pub(crate) memory_root: String,
     /// When the scan began (before the first stat).
     pub(crate) scanned_at: SystemTime,
+    /// The files [`Tree::scan_for_agents`] left out (vault-relative, sorted), so that nothing
+    /// else the hooks print names them.
+    pub(crate) withheld: Vec<String>,
 }
 
 impl Tree {
@@ -112,6 +115,7 @@ impl Tree {
             dirs: BTreeSet::new(),
             memory_root: String::new(),
             scanned_at: SystemTime::now(),
+            withheld: Vec::new(),
         };
         let mut walk = Walk::new(root).max_depth(64).skip_names(&["node_modules"]);
         if let Ok(real) = fs::canonicalize(root) {
@@ -173,11 +177,38 @@ impl Tree {
             .collect();
         let hidden = ex.withheld_from_agents_all(&files, Some(index_dir), tree.scanned_at);
         let mut i = 0;
-        tree.files.retain(|_| {
+        let mut withheld = Vec::new();
+        tree.files.retain(|f| {
             i += 1;
+            if hidden[i - 1] {
+                withheld.push(f.rel.clone());
+            }
             !hidden[i - 1]
         });
+        // A folder that held only withheld files is not shown either (its name may tell).
+        let mut emptied: BTreeSet<&str> = BTreeSet::new();
+        for rel in &withheld {
+            let mut at = rel.as_str();
+            while let Some((dir, _)) = at.rsplit_once('/') {
+                if tree.under(dir).is_empty() {
+                    emptied.insert(dir);
+                }
+                at = dir;
+            }
+        }
+        tree.dirs.retain(|d| !emptied.contains(d.as_str()));
+        tree.withheld = withheld;
         tree
+    }
+
+    /// Whether `text` names a withheld file: its name without `.md`, in any case (a commit
+    /// subject such as "vault backup: Secret Merger.md").
+    pub(crate) fn names_withheld(&self, text: &str) -> bool {
+        let text = text.to_lowercase();
+        self.withheld.iter().any(|rel| {
+            let name = strip_md(name_of(rel)).to_lowercase();
+            !name.is_empty() && text.contains(&name)
+        })
     }
 
     /// This tree without `dir` and everything under it.
@@ -193,6 +224,7 @@ impl Tree {
             dirs: self.dirs.iter().filter(|d| !inside(d)).cloned().collect(),
             memory_root: self.memory_root.clone(),
             scanned_at: self.scanned_at,
+            withheld: self.withheld.clone(),
         }
     }
 

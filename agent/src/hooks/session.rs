@@ -322,7 +322,7 @@ fn sections(
         );
     }
     out.push(
-        Section::new("### Recent Changes (last 48h)", recent_changes(root))
+        Section::new("### Recent Changes (last 48h)", recent_changes(root, &tree))
             .degrades(20, "(Over budget — run git log on demand.)"),
     );
     out.push(
@@ -440,8 +440,9 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
     }
 }
 
-/// `git log --oneline --since="48 hours ago" --no-merges`, first 15 lines, 5 s at most.
-fn recent_changes(root: &Path) -> String {
+/// `git log --oneline --since="48 hours ago" --no-merges`, first 15 lines, 5 s at most; a
+/// subject that names a withheld note is counted, not shown.
+fn recent_changes(root: &Path, tree: &Tree) -> String {
     const NONE: &str = "(no git history)";
     if !root.ancestors().any(|a| a.join(".git").exists()) {
         return NONE.into();
@@ -481,11 +482,22 @@ fn recent_changes(root: &Path) -> String {
         use std::io::Read as _;
         let _ = s.read_to_string(&mut stdout);
     }
-    let lines: Vec<&str> = stdout
+    let all: Vec<&str> = stdout
         .lines()
         .filter(|l| !l.trim().is_empty())
         .take(15)
         .collect();
+    let mut lines: Vec<String> = all
+        .iter()
+        .filter(|l| !tree.names_withheld(l))
+        .map(|l| l.to_string())
+        .collect();
+    let hidden = all.len() - lines.len();
+    if hidden > 0 {
+        lines.push(format!(
+            "({hidden} commit(s) naming withheld notes not shown)"
+        ));
+    }
     if lines.is_empty() {
         NONE.into()
     } else {
@@ -759,6 +771,7 @@ mod tests {
             dirs: dirs.iter().map(|d| d.to_string()).collect(),
             memory_root: "memories".into(),
             scanned_at: std::time::SystemTime::UNIX_EPOCH,
+            withheld: Vec::new(),
         }
     }
 
