@@ -102,9 +102,10 @@ pub struct ScopedHits {
     /// The hits in notes the caller may read, best first, each with its stage scores
     /// ([`crate::query::Explain`]).
     pub hits: Vec<crate::QueryHit>,
-    /// Hits dropped because their note is outside the exposure policy.
+    /// Hits dropped because their note is outside the exposure policy (among those ranked
+    /// above the last hit returned).
     pub withheld: usize,
-    /// Hits before filtering.
+    /// Hits the over-fetched ranking held before filtering.
     pub total: usize,
     /// Distinct chunks of the index without a vector for the model used (`None` when no
     /// vector sub-query ran); see [`crate::QueryResult::missing_vectors`].
@@ -126,7 +127,8 @@ impl ScopedHits {
 
 impl Vault {
     /// Runs the sub-queries over-fetching `max(limit × 4, 20)` and keeps only hits in notes the
-    /// exposure policy lets agents read: the result is filtered, never the query.
+    /// exposure policy lets agents read: the result is filtered, never the query. The ranking
+    /// is checked best first and only the hits returned are completed (snippets).
     pub fn scoped_query(
         &self,
         model: Option<&dyn Embedder>,
@@ -144,16 +146,10 @@ impl Vault {
             explain: true,
             ..QueryOptions::default()
         };
-        let r = self.query(model, subs, &opts)?;
-        let total = r.hits.len();
-        let permitted: Vec<crate::QueryHit> = r
-            .hits
-            .into_iter()
-            .filter(|h| ex.may_read(&h.hit.path).is_ok())
-            .collect();
-        let withheld = total - permitted.len();
+        let keep = |path: &str| ex.may_read(path).is_ok();
+        let (r, withheld, total) = self.query_kept(model, subs, &opts, limit, &keep)?;
         Ok(ScopedHits {
-            hits: permitted.into_iter().take(limit).collect(),
+            hits: r.hits,
             withheld,
             total,
             missing_vectors: r.missing_vectors,

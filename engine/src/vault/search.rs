@@ -71,6 +71,66 @@ impl Vault {
         subqueries: &[SubQuery],
         opts: &QueryOptions,
     ) -> Result<QueryResult> {
+        let Ranked {
+            lists,
+            mut used,
+            notices,
+            missing_vectors,
+        } = self.ranked_lists(embedder, subqueries, opts)?;
+        let Some(reranker) = reranker else {
+            let mut hits = fuse(&lists, opts);
+            self.fill_query_hits(&mut hits, subqueries, &lists)?;
+            return Ok(QueryResult {
+                hits,
+                used,
+                notices,
+                missing_vectors,
+            });
+        };
+        // Rerank a deeper fused list, then cut to the limit.
+        let deep = QueryOptions {
+            limit: opts.limit.max(opts.rerank_candidates),
+            ..opts.clone()
+        };
+        let mut hits = fuse(&lists, &deep);
+        let n = opts.rerank_candidates.min(hits.len());
+        self.fill_query_hits(&mut hits[..n], subqueries, &lists)?;
+        let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
+        let texts: Vec<String> = self
+            .lexical()?
+            .texts_for_keys(&keys)?
+            .into_iter()
+            .zip(&hits[..n])
+            .map(|(t, h)| t.unwrap_or_else(|| format!("{}\n{}", h.hit.title, h.hit.snippet)))
+            .collect();
+        let query_text = subqueries
+            .iter()
+            .map(|q| q.text.as_str())
+            .find(|t| !t.trim().is_empty())
+            .unwrap_or("");
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = reranker.score(query_text, &refs)?;
+        blend(&mut hits, &scores, opts.rerank_weight);
+        hits.truncate(opts.limit);
+        if !used.is_empty() {
+            used.push(Stage::Rerank);
+        }
+        Ok(QueryResult {
+            hits,
+            used,
+            notices,
+            missing_vectors,
+        })
+    }
+
+    /// Every sub-query's ranking, before fusion: what [`Vault::query_reranked`] and
+    /// [`Vault::query_kept`] fuse.
+    fn ranked_lists(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+    ) -> Result<Ranked> {
         let mut notices = Vec::new();
         let mut missing_vectors = None;
         let mut used = Vec::new();
@@ -120,49 +180,57 @@ impl Vault {
                     .to_string(),
             );
         }
-        let Some(reranker) = reranker else {
-            let mut hits = fuse(&lists, opts);
-            self.fill_query_hits(&mut hits, subqueries, &lists)?;
-            return Ok(QueryResult {
-                hits,
-                used,
-                notices,
-                missing_vectors,
-            });
-        };
-        // Rerank a deeper fused list, then cut to the limit.
-        let deep = QueryOptions {
-            limit: opts.limit.max(opts.rerank_candidates),
-            ..opts.clone()
-        };
-        let mut hits = fuse(&lists, &deep);
-        let n = opts.rerank_candidates.min(hits.len());
-        self.fill_query_hits(&mut hits[..n], subqueries, &lists)?;
-        let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
-        let texts: Vec<String> = self
-            .lexical()?
-            .texts_for_keys(&keys)?
-            .into_iter()
-            .zip(&hits[..n])
-            .map(|(t, h)| t.unwrap_or_else(|| format!("{}\n{}", h.hit.title, h.hit.snippet)))
-            .collect();
-        let query_text = subqueries
-            .iter()
-            .map(|q| q.text.as_str())
-            .find(|t| !t.trim().is_empty())
-            .unwrap_or("");
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let scores = reranker.score(query_text, &refs)?;
-        blend(&mut hits, &scores, opts.rerank_weight);
-        hits.truncate(opts.limit);
-        if !used.is_empty() {
-            used.push(Stage::Rerank);
-        }
-        Ok(QueryResult {
-            hits,
+        Ok(Ranked {
+            lists,
             used,
             notices,
             missing_vectors,
         })
     }
+
+    /// [`Vault::query`] keeping only hits whose note `keep` admits: the fused ranking is
+    /// walked best first and only the first `limit` kept hits are completed for display, so a
+    /// scoped search pays snippets and checks for what it returns, not for its over-fetch.
+    /// Answers the kept hits, how many were passed over before the last one kept (withheld),
+    /// and how many the ranking held (total).
+    pub(crate) fn query_kept(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        subqueries: &[SubQuery],
+        opts: &QueryOptions,
+        limit: usize,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<(QueryResult, usize, usize)> {
+        let ranked = self.ranked_lists(embedder, subqueries, opts)?;
+        let fused = fuse(&ranked.lists, opts);
+        let total = fused.len();
+        let mut withheld = 0;
+        let mut hits = Vec::with_capacity(limit.min(total));
+        for h in fused {
+            if hits.len() >= limit {
+                break;
+            }
+            if keep(&h.hit.path) {
+                hits.push(h);
+            } else {
+                withheld += 1;
+            }
+        }
+        self.fill_query_hits(&mut hits, subqueries, &ranked.lists)?;
+        let result = QueryResult {
+            hits,
+            used: ranked.used,
+            notices: ranked.notices,
+            missing_vectors: ranked.missing_vectors,
+        };
+        Ok((result, withheld, total))
+    }
+}
+
+/// The sub-queries' rankings and what was learnt running them.
+struct Ranked {
+    lists: Vec<(usize, SubQueryKind, f32, Vec<Hit>)>,
+    used: Vec<Stage>,
+    notices: Vec<String>,
+    missing_vectors: Option<usize>,
 }
