@@ -226,8 +226,14 @@ impl Lexical {
                 &TopDocs::with_limit(fetch).order_by_score(),
                 stats,
             )?;
-            let mut tier = Vec::with_capacity(top.len());
+            let need = limit - out.len();
+            let mut tier = Vec::with_capacity(need.min(top.len()));
             for (score, addr) in top {
+                // Best first: past the score of the last note needed, only ties can still
+                // enter, so lower scores are not fetched from the store.
+                if tier.len() >= need && tier.last().is_some_and(|n: &RankedNote| score < n.score) {
+                    break;
+                }
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let path = text_of(&doc, f.path);
                 if !seen.contains(&path) {
@@ -328,8 +334,13 @@ impl Lexical {
                 &TopDocs::with_limit(limit + seen.len() + 16).order_by_score(),
                 stats,
             )?;
-            let mut tier = Vec::with_capacity(top.len());
+            let need = limit - hits.len();
+            let mut tier: Vec<Hit> = Vec::with_capacity(need.min(top.len()));
             for (score, addr) in top {
+                // As in `rank_notes`: past the last chunk needed, only ties can still enter.
+                if tier.len() >= need && tier.last().is_some_and(|h| score < h.score) {
+                    break;
+                }
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let mut hit = self.hit_from_chunk(&doc, Some(terms));
                 hit.score = score;
