@@ -367,7 +367,7 @@ impl Exposure {
         {
             return Err(Denied::MemoryRoot);
         }
-        if note_is_private(&real) {
+        if privacy::note_is_private_settled(&real) {
             return Err(Denied::Private);
         }
         Ok(real)

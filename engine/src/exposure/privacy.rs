@@ -18,6 +18,7 @@
 //! empty, and every note is judged from its bytes. Where the platform has no ctime or inode
 //! (not Unix), nothing is cached.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -193,6 +194,46 @@ impl RealRoots {
             .as_ref()
             .is_some_and(|m| real.starts_with(m) && !listed_in_memory)
     }
+}
+
+/// How many verdicts [`note_is_private_settled`] keeps in memory before starting afresh.
+const MEMO_CAP: usize = 1 << 16;
+
+/// Verdicts on notes already judged by this process, by real path, with the file's stat then.
+static MEMO: std::sync::LazyLock<std::sync::RwLock<HashMap<PathBuf, (FileStat, bool)>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// [`note_is_private`](super::note_is_private) for a long-lived process (the MCP servers check
+/// every hit they return): a verdict is reused while the file's stat (one `stat`) is equal in
+/// size, mtime, ctime, inode and device, under the rules of the on-disk cache (kept only for a
+/// file settled [`SETTLE_NS`] before it was judged, and only when the file read is the file
+/// stated).
+pub(crate) fn note_is_private_settled(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return true;
+    };
+    let stat = FileStat::of(&meta);
+    if !stat.has_identity() {
+        return note_privacy(path).0;
+    }
+    let memo = |m: &HashMap<PathBuf, (FileStat, bool)>| {
+        m.get(path).filter(|(s, _)| *s == stat).map(|(_, p)| *p)
+    };
+    if let Some(private) = memo(&MEMO.read().unwrap_or_else(|e| e.into_inner())) {
+        return private;
+    }
+    let (private, read) = note_privacy(path);
+    let now_ns = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
+    if read == Some(stat) && stat.ctime_ns < now_ns.saturating_sub(SETTLE_NS) {
+        let mut m = MEMO.write().unwrap_or_else(|e| e.into_inner());
+        if m.len() >= MEMO_CAP {
+            m.clear();
+        }
+        m.insert(path.to_path_buf(), (stat, private));
+    }
+    private
 }
 
 /// The engine version, so that any release drops the verdicts of the one before.
@@ -493,6 +534,30 @@ mod tests {
         );
         assert!(ex.withheld_from_agents("notes/plan.md"));
         assert!(!ex.withheld_from_agents("notes/linked/ok.md"));
+    }
+
+    #[test]
+    fn the_in_memory_verdicts_are_used_only_while_the_stat_is_unchanged() {
+        let vault = tempfile::tempdir().unwrap();
+        let note = vault.path().join("n.md");
+        fs::write(&note, "---\ntitle: open\n---\nbody\n").unwrap();
+        assert!(!note_is_private_settled(&note));
+        // Just written: not settled, so not kept.
+        assert!(!MEMO.read().unwrap().contains_key(&note));
+        // A verdict planted for the file's present stat is what comes back (the memo is used).
+        let stat = FileStat::of(&fs::metadata(&note).unwrap());
+        MEMO.write().unwrap().insert(note.clone(), (stat, true));
+        assert!(note_is_private_settled(&note));
+        // An edit to public with the same size and the old mtime moves ctime: judged again.
+        let mtime = fs::metadata(&note).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        fs::write(&note, "---\ntitle: shut\n---\nbody\n").unwrap();
+        set_mtime(&note, mtime);
+        assert!(!note_is_private_settled(&note));
+        fs::write(&note, "---\nprivate: yes\n---\nbody\n").unwrap();
+        assert!(note_is_private_settled(&note));
+        fs::remove_file(&note).unwrap();
+        assert!(note_is_private_settled(&note), "a missing note is withheld");
     }
 
     #[test]

@@ -285,6 +285,10 @@ impl Lexical {
         )?;
         let mut best: Option<(f32, u64, TantivyDocument)> = None;
         for (score, addr) in top {
+            // Best first: only chunks tied with the best are read (the lowest one wins).
+            if best.as_ref().is_some_and(|(s, _, _)| score < *s) {
+                break;
+            }
             let doc: TantivyDocument = searcher.doc(addr)?;
             let chunk = u64_of(&doc, f.chunk);
             if best
