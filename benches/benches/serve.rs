@@ -122,6 +122,8 @@ struct Tally {
     remember_ms: Vec<f64>,
     errors: Vec<String>,
     lessons: Vec<String>,
+    /// How long opening the session took (initialize, initialized).
+    connect_ms: f64,
 }
 
 /// One client's calls until `until`: back to back, or with `pace` one call per interval on a
@@ -136,7 +138,10 @@ fn run_client(
     pace: Option<Duration>,
 ) -> Tally {
     let mut t = Tally::default();
-    let mut c = match Client::connect(port, token) {
+    let opening = Instant::now();
+    let connected = Client::connect(port, token);
+    t.connect_ms = opening.elapsed().as_secs_f64() * 1e3;
+    let mut c = match connected {
         Ok(c) => c,
         Err(e) => {
             t.errors.push(format!("client {n}: {e}"));
@@ -371,6 +376,21 @@ fn main() -> anyhow::Result<()> {
         if killed.success() { "sent" } else { "failed" },
         code.code()
     );
+    // Little's law check: in a closed loop the clients are in calls nearly all the phase.
+    let in_calls: f64 = search.iter().chain(&remember).sum::<f64>() / 1e3;
+    println!(
+        "back to back: the clients were in calls {:.0}% of the phase ({in_calls:.0} of {:.0} client-seconds, wall {wall:.1} s)",
+        100.0 * in_calls / (wall * clients as f64),
+        wall * clients as f64
+    );
+    let mut connects: Vec<f64> = tallies.iter().map(|t| t.connect_ms).collect();
+    println!(
+        "{}",
+        summary("back to back: opening a session", &mut connects)
+    );
+    if std::env::var_os("MINDEX_BENCH_DEBUG").is_some() {
+        println!("connects: {connects:?}");
+    }
     for e in errors.iter().take(5) {
         println!("  error: {e}");
     }
