@@ -24,7 +24,6 @@
 //!   get `503`, then the listener closes.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,6 +35,8 @@ use serde_json::{Value, json};
 
 use mindex::Caller;
 use mindex::walk::FileStat;
+
+mod http;
 
 use crate::mcp::{Backend, MAX_MESSAGE_BYTES, McpOptions, McpServer, PROTOCOL_VERSIONS};
 
@@ -68,8 +69,8 @@ pub struct ServeOptions {
     pub request_timeout: Duration,
     /// How long a `reason` call waits for its answer before `504`.
     pub reason_timeout: Duration,
-    /// Threads taking HTTP requests (each waits while its request runs on the backend's pool).
-    pub http_threads: usize,
+    /// Connections served at once, each on a thread of its own (past it, `503`).
+    pub max_connections: usize,
     /// Options of every session: `caller` and `fallback_caller` are replaced by the token's.
     pub mcp: McpOptions,
     /// Write one line per refused request (auth, host, origin) to stderr.
@@ -86,7 +87,7 @@ impl Default for ServeOptions {
             session_idle: Duration::from_secs(30 * 60),
             request_timeout: Duration::from_secs(60),
             reason_timeout: Duration::from_secs(15 * 60),
-            http_threads: 64,
+            max_connections: 512,
             mcp: McpOptions::default(),
             log: true,
         }
@@ -228,7 +229,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// `n` random bytes from the operating system, as lowercase hex.
 fn random_hex(n: usize) -> std::io::Result<String> {
     let mut bytes = vec![0u8; n];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -315,7 +316,7 @@ pub struct ServeStats {
 
 /// The Streamable HTTP server: see the module documentation.
 pub struct HttpServer {
-    http: tiny_http::Server,
+    listener: std::net::TcpListener,
     backend: Arc<Backend>,
     opts: ServeOptions,
     tokens: RwLock<Tokens>,
@@ -375,30 +376,6 @@ impl Reply {
     }
 }
 
-/// Sets `TCP_NODELAY` on the listening socket, which accepted connections inherit (Linux, BSD):
-/// the HTTP library writes a response in several pieces, and with Nagle's algorithm on, the
-/// second piece waits for the client's delayed ACK (~40 ms per answer on loopback).
-fn no_delay(listener: &std::net::TcpListener) {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        let on: libc::c_int = 1;
-        // SAFETY: a valid socket descriptor owned by `listener`, and a pointer to a c_int of the
-        // size passed; failure only leaves Nagle's algorithm on (slower, still correct).
-        unsafe {
-            libc::setsockopt(
-                listener.as_raw_fd(),
-                libc::IPPROTO_TCP,
-                libc::TCP_NODELAY,
-                (&on as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            );
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = listener;
-}
-
 impl HttpServer {
     /// Binds the listening socket. `tokens` names the callers.
     pub fn bind(
@@ -408,15 +385,11 @@ impl HttpServer {
     ) -> Result<HttpServer, String> {
         let listener = std::net::TcpListener::bind(opts.bind.as_str())
             .map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
-        no_delay(&listener);
-        let http = tiny_http::Server::from_listener(listener, None)
+        let addr = listener
+            .local_addr()
             .map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
-        let addr = http
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| format!("{} is not an IP address", opts.bind))?;
         Ok(HttpServer {
-            http,
+            listener,
             backend,
             opts,
             tokens: RwLock::new(tokens),
@@ -434,29 +407,17 @@ impl HttpServer {
         self.addr
     }
 
-    /// Serves until `stop` is set, then stops gracefully: requests being handled finish,
-    /// requests still queued get `503`, the listener closes.
+    /// Serves until `stop` is set, then stops gracefully: no new connection is taken,
+    /// requests being handled finish and are answered, idle connections close.
     pub fn run(&self, stop: &AtomicBool) -> ServeStats {
-        std::thread::scope(|scope| {
-            for _ in 0..self.opts.http_threads.max(1) {
-                scope.spawn(|| {
-                    while !stop.load(Ordering::SeqCst) {
-                        match self.http.recv_timeout(Duration::from_millis(200)) {
-                            Ok(Some(request)) => self.answer(request),
-                            Ok(None) => {}
-                            Err(_) => std::thread::sleep(Duration::from_millis(50)),
-                        }
-                    }
-                });
-            }
-        });
-        // Stopping: whatever arrived but was not taken is told so.
-        while let Ok(Some(request)) = self.http.try_recv() {
-            let _ = request.respond(to_response(Reply::text(
-                503,
-                "mindex serve is shutting down\n",
-            )));
-        }
+        http::serve(
+            &self.listener,
+            stop,
+            self.opts.max_connections.max(1),
+            MAX_MESSAGE_BYTES,
+            &|request| self.answer(request),
+            &|| to_response(too_large()),
+        );
         self.backend.wait_idle();
         self.sessions
             .write()
@@ -477,32 +438,31 @@ impl HttpServer {
             .len()
     }
 
-    fn answer(&self, mut request: tiny_http::Request) {
+    fn answer(&self, request: http::Request) -> http::Response {
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let reply = self.reply(&mut request);
+        let reply = self.reply(&request);
         if reply.status >= 400 && reply.status != 404 && reply.status != 504 {
             self.refused.fetch_add(1, Ordering::Relaxed);
             if self.opts.log && matches!(reply.status, 401 | 403 | 421) {
                 let from = request
-                    .remote_addr()
+                    .remote
                     .map(|a| a.to_string())
                     .unwrap_or_else(|| "?".into());
                 eprintln!(
                     "mindex serve: refused {} {} from {from}: {}",
-                    request.method(),
-                    clip_url(request.url()),
+                    clip_url(&request.method),
+                    clip_url(&request.url),
                     first_line(&reply.body)
                 );
             }
         }
-        // A client that went away cannot be answered; nothing else to do.
-        let _ = request.respond(to_response(reply));
+        to_response(reply)
     }
 
-    fn reply(&self, request: &mut tiny_http::Request) -> Reply {
-        let path = request.url().split('?').next().unwrap_or("");
-        let method = request.method().clone();
-        if path == "/healthz" && method == tiny_http::Method::Get {
+    fn reply(&self, request: &http::Request) -> Reply {
+        let path = request.url.split('?').next().unwrap_or("");
+        let method = request.method.as_str();
+        if path == "/healthz" && method == "GET" {
             return Reply::text(200, "ok\n");
         }
         if let Some(refusal) = self.check_host_and_origin(request) {
@@ -522,8 +482,8 @@ impl HttpServer {
             .with("WWW-Authenticate", "Bearer realm=\"mindex\"".into());
         };
         match method {
-            tiny_http::Method::Post => self.post(request, bearer),
-            tiny_http::Method::Delete => match self.session_of(request, &bearer) {
+            "POST" => self.post(request, bearer),
+            "DELETE" => match self.session_of(request, &bearer) {
                 Ok(id) => {
                     self.sessions
                         .write()
@@ -533,7 +493,7 @@ impl HttpServer {
                 }
                 Err(reply) => reply,
             },
-            tiny_http::Method::Get => Reply::text(
+            "GET" => Reply::text(
                 405,
                 "this server sends no event stream: every answer comes back on its POST\n",
             )
@@ -543,7 +503,7 @@ impl HttpServer {
     }
 
     /// `Host` must name this server; `Origin`, when present, must be allowed.
-    fn check_host_and_origin(&self, request: &tiny_http::Request) -> Option<Reply> {
+    fn check_host_and_origin(&self, request: &http::Request) -> Option<Reply> {
         let host = header(request, "Host").unwrap_or("");
         if !self.host_allowed(host) {
             return Some(Reply::text(
@@ -602,7 +562,7 @@ impl HttpServer {
     }
 
     /// The request's bearer token and the caller it names, when the tokens file lists it.
-    fn authenticate(&self, request: &tiny_http::Request) -> Option<Bearer> {
+    fn authenticate(&self, request: &http::Request) -> Option<Bearer> {
         let value = header(request, "Authorization")?;
         let (scheme, token) = value.trim().split_once(' ')?;
         if !scheme.eq_ignore_ascii_case("bearer") {
@@ -668,7 +628,7 @@ impl HttpServer {
     }
 
     /// The request's session id, checked against the caller that owns it.
-    fn session_of(&self, request: &tiny_http::Request, bearer: &Bearer) -> Result<String, Reply> {
+    fn session_of(&self, request: &http::Request, bearer: &Bearer) -> Result<String, Reply> {
         let Some(id) = header(request, "Mcp-Session-Id") else {
             return Err(Reply::error(
                 400,
@@ -690,7 +650,7 @@ impl HttpServer {
         }
     }
 
-    fn post(&self, request: &mut tiny_http::Request, bearer: Bearer) -> Reply {
+    fn post(&self, request: &http::Request, bearer: Bearer) -> Reply {
         if let Some(ct) = header(request, "Content-Type")
             && !ct.to_ascii_lowercase().starts_with("application/json")
         {
@@ -715,21 +675,12 @@ impl HttpServer {
                 );
             }
         }
-        if request.body_length().unwrap_or(0) > MAX_MESSAGE_BYTES {
-            return too_large();
-        }
-        let mut body = Vec::new();
-        if let Err(e) = request
-            .as_reader()
-            .take(MAX_MESSAGE_BYTES as u64 + 1)
-            .read_to_end(&mut body)
-        {
-            return Reply::error(400, -32700, format!("cannot read the body: {e}"), None);
-        }
+        // The HTTP layer refused a body over the limit unread.
+        let body = &request.body;
         if body.len() > MAX_MESSAGE_BYTES {
             return too_large();
         }
-        let message: Value = match serde_json::from_slice(&body) {
+        let message: Value = match serde_json::from_slice(body) {
             Ok(v) => v,
             Err(e) => return Reply::error(400, -32700, format!("parse error: {e}"), None),
         };
@@ -746,7 +697,7 @@ impl HttpServer {
         };
         let id = obj.get("id").filter(|v| !v.is_null()).cloned();
         let method = obj.get("method").and_then(Value::as_str).unwrap_or("");
-        let line = String::from_utf8_lossy(&body).replace(['\n', '\r'], " ");
+        let line = String::from_utf8_lossy(body).replace(['\n', '\r'], " ");
         if method == "initialize" && id.is_some() {
             return self.initialize(&line, id.as_ref(), bearer);
         }
@@ -963,22 +914,16 @@ fn too_large() -> Reply {
     )
 }
 
-fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str())
+fn header<'a>(request: &'a http::Request, name: &str) -> Option<&'a str> {
+    request.header(name)
 }
 
-fn to_response(reply: Reply) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    let mut response = tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
-    for (name, value) in reply.headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(h);
-        }
+fn to_response(reply: Reply) -> http::Response {
+    http::Response {
+        status: reply.status,
+        headers: reply.headers,
+        body: reply.body,
     }
-    response
 }
 
 /// At most 200 characters of something a client sent, for messages and logs.
