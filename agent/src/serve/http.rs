@@ -168,16 +168,21 @@ fn linger(reader: &mut BufReader<TcpStream>, writer: &TcpStream) {
         match reader.read(&mut buf) {
             Ok(0) => return,
             Ok(n) => drained += n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if no_data_yet(&e) => {}
             Err(_) => return,
         }
     }
+}
+
+/// A read that found nothing yet (its timeout passed, or a signal came): the connection is
+/// still open.
+fn no_data_yet(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 fn plain(status: u16, body: &str) -> Response {
@@ -206,12 +211,7 @@ fn read_request(
         let available = match reader.fill_buf() {
             Ok([]) => return Err(Ended::Closed),
             Ok(buf) => buf,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
+            Err(e) if no_data_yet(&e) => {
                 let waited = match first_byte {
                     None if stop.load(Ordering::SeqCst) => return Err(Ended::Closed),
                     None => started.elapsed() > IDLE,
@@ -222,7 +222,6 @@ fn read_request(
                 }
                 continue;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return Err(Ended::Closed),
         };
         first_byte.get_or_insert_with(Instant::now);
@@ -341,14 +340,7 @@ fn read_body(reader: &mut BufReader<TcpStream>, length: usize) -> Result<Vec<u8>
                 at += n;
                 progress = Instant::now();
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) =>
-            {
+            Err(e) if no_data_yet(&e) => {
                 if progress.elapsed() > STALL {
                     return Err(Ended::Closed);
                 }
