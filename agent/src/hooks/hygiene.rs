@@ -201,13 +201,19 @@ impl Tree {
         tree
     }
 
-    /// Whether `text` names a withheld file: its name without `.md`, in any case (a commit
-    /// subject such as "vault backup: Secret Merger.md").
+    /// Whether `text` names a withheld file: its name without `.md`, in any case, as a whole
+    /// word (a commit subject such as "vault backup: Secret Merger.md"; "Plan" does not make
+    /// "planning" a mention).
     pub(crate) fn names_withheld(&self, text: &str) -> bool {
         let text = text.to_lowercase();
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
         self.withheld.iter().any(|rel| {
             let name = strip_md(name_of(rel)).to_lowercase();
-            !name.is_empty() && text.contains(&name)
+            !name.is_empty()
+                && text.match_indices(&name).any(|(at, _)| {
+                    !word(text[..at].chars().next_back())
+                        && !word(text[at + name.len()..].chars().next())
+                })
         })
     }
 
@@ -760,6 +766,25 @@ mod tests {
             .unwrap()
             .set_modified(t)
             .unwrap();
+    }
+
+    #[test]
+    fn a_withheld_note_is_named_by_its_whole_name_in_any_case() {
+        let tree = Tree {
+            files: Vec::new(),
+            dirs: BTreeSet::new(),
+            memory_root: "memories".into(),
+            scanned_at: SystemTime::UNIX_EPOCH,
+            withheld: vec![
+                "work/active/Secret Merger.md".into(),
+                "brain/Plan.md".into(),
+            ],
+        };
+        assert!(tree.names_withheld("a1b2 vault backup: work/active/secret merger.md"));
+        assert!(tree.names_withheld("Plan: rework"));
+        assert!(tree.names_withheld("edit brain/plan.md"));
+        assert!(!tree.names_withheld("planning the sprint"));
+        assert!(!tree.names_withheld("secret mergers"));
     }
 
     fn scan(root: &Path) -> HygieneReport {
