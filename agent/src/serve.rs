@@ -19,9 +19,12 @@
 //!   batches), a response wait of [`ServeOptions::request_timeout`]; every session shares one
 //!   [`Backend`]: one vault, one model, a bounded worker pool (`server busy` errors when full).
 //! - Plain HTTP only: TLS belongs to a reverse proxy in front (README, "Serving a team").
+//! - HTTP/1.1 with keep-alive, a thread per connection from the moment it is accepted
+//!   ([`ServeOptions::max_connections`]; `503` past it), so no client waits behind the open
+//!   connections of others (`serve/http.rs`).
 //! - Graceful shutdown: when the stop flag is set (SIGINT/SIGTERM through
-//!   [`stop_on_signals`]), requests in progress finish and are answered, requests not yet taken
-//!   get `503`, then the listener closes.
+//!   [`stop_on_signals`]), no new connection is taken, requests in progress finish and are
+//!   answered, idle connections close, then the backend drains.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
