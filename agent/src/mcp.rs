@@ -11,8 +11,8 @@
 //! - Limits a real agent never reaches: a message is at most [`MAX_MESSAGE_BYTES`] (a longer
 //!   line is skipped and answered -32600), a query [`MAX_QUERY_CHARS`], a path, name, URI or
 //!   pattern [`MAX_PATH_CHARS`], a result limit [`MAX_LIMIT`]; a read serves at most
-//!   [`MAX_READ_BYTES`] of a note (then a truncation marker) and `multi_get` at most
-//!   [`MAX_MULTI_GET_BYTES`] in all.
+//!   [`MAX_READ_BYTES`](mindex::scoped::MAX_READ_BYTES) of a note (then a truncation marker) and `multi_get` at most
+//!   [`MAX_MULTI_GET_BYTES`](mindex::scoped::MAX_MULTI_GET_BYTES) in all.
 //! - Identity: a caller named by the operator ([`McpOptions::caller`], `mindex mcp --caller`)
 //!   serves every call. Otherwise, after `notifications/initialized` the server asks a client
 //!   that declared the `roots` capability for `roots/list`; the first `file://` root names the
