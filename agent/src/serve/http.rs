@@ -67,7 +67,7 @@ pub(crate) fn serve(
     handle: &(dyn Fn(Request) -> Response + Sync),
     too_large: &(dyn Fn() -> Response + Sync),
 ) {
-    // Non-blocking accept, so the stop flag is seen within a tick.
+    // Non-blocking accept after a poll with a timeout, so the stop flag is seen within a tick.
     let _ = listener.set_nonblocking(true);
     let open = AtomicUsize::new(0);
     std::thread::scope(|scope| {
@@ -75,7 +75,7 @@ pub(crate) fn serve(
             let (stream, remote) = match listener.accept() {
                 Ok(c) => c,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(5));
+                    wait_for_connection(listener, TICK);
                     continue;
                 }
                 Err(_) => {
@@ -95,7 +95,20 @@ pub(crate) fn serve(
                 );
                 busy.headers.push(("Retry-After", "1".into()));
                 let mut s = stream;
+                // Whatever of the request has arrived is read first: closing with unread data
+                // would reset the connection before the client reads the answer.
+                let _ = s.set_nonblocking(true);
+                let mut sink = [0u8; 16 * 1024];
+                let mut drained = 0;
+                while drained < MAX_HEAD_BYTES {
+                    match s.read(&mut sink) {
+                        Ok(n) if n > 0 => drained += n,
+                        _ => break,
+                    }
+                }
+                let _ = s.set_nonblocking(false);
                 let _ = write_response(&mut s, &busy, false);
+                let _ = s.shutdown(std::net::Shutdown::Write);
                 continue;
             }
             open.fetch_add(1, Ordering::SeqCst);
@@ -112,6 +125,30 @@ pub(crate) fn serve(
             }
         }
     });
+}
+
+/// Waits until `listener` has a connection to accept, or `at_most` passed (so the caller sees
+/// the stop flag): no busy loop while the server is idle.
+fn wait_for_connection(listener: &TcpListener, at_most: Duration) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let mut fds = libc::pollfd {
+            fd: listener.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for a descriptor `listener` owns, and its count; poll only
+        // writes `revents`. An error or a signal just ends the wait early.
+        unsafe {
+            libc::poll(&mut fds, 1, at_most.as_millis() as libc::c_int);
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (listener, at_most);
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Why reading a request ended without one.
@@ -491,31 +528,32 @@ mod tests {
     #[test]
     fn many_open_connections_never_hold_a_new_one_back_and_the_cap_answers_busy() {
         let (addr, stop, t) = start(40);
-        // 30 idle keep-alive connections, each having made one request.
-        let mut idle = Vec::new();
-        for _ in 0..30 {
-            let mut s = TcpStream::connect(addr).unwrap();
-            s.write_all(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-            let mut r = BufReader::new(s.try_clone().unwrap());
-            let mut line = String::new();
-            r.read_line(&mut line).unwrap();
-            assert!(line.starts_with("HTTP/1.1 200"), "{line}");
-            idle.push((s, r));
-        }
-        // A new client is answered at once.
+        // Idle keep-alive connections, each having made one request (so it was accepted).
+        // A 503 is retried: the thread of a connection just closed may not have ended yet.
+        let open_one = || {
+            for _ in 0..100 {
+                let mut s = TcpStream::connect(addr).unwrap();
+                s.write_all(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                r.read_line(&mut line).unwrap();
+                if line.starts_with("HTTP/1.1 200") {
+                    return (s, r);
+                }
+                assert!(line.starts_with("HTTP/1.1 503"), "{line}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!("no connection accepted under the cap");
+        };
+        let mut idle: Vec<_> = (0..30).map(|_| open_one()).collect();
+        // A new client is answered at once, while all of them stay open.
         let out = exchange(addr, b"GET /new HTTP/1.1\r\nConnection: close\r\n\r\n");
         assert!(out.contains("GET /new 0"), "{out}");
-        // Past the cap: 503 with Retry-After.
-        for _ in 0..10 {
-            idle.push({
-                let s = TcpStream::connect(addr).unwrap();
-                let r = BufReader::new(s.try_clone().unwrap());
-                (s, r)
-            });
-        }
-        std::thread::sleep(Duration::from_millis(100));
+        // At the cap (exactly 40 open), the next one is answered 503 with Retry-After.
+        idle.extend((0..10).map(|_| open_one()));
         let busy = exchange(addr, b"GET /late HTTP/1.1\r\n\r\n");
         assert!(busy.starts_with("HTTP/1.1 503"), "{busy}");
+        assert!(busy.contains("Retry-After: 1"), "{busy}");
         // Stopping closes the idle connections and returns.
         stop.store(true, Ordering::SeqCst);
         t.join().unwrap();
