@@ -345,32 +345,49 @@ impl Exposure {
             fs::canonicalize(self.vault_root.join(segs.join("/"))).map_err(|_| Denied::Missing)?;
         let root_real = reals.root(&self.vault_root, root).ok_or(Denied::Missing)?;
         let inside = real.strip_prefix(&root_real).map_err(|_| Denied::Escapes)?;
-        // The target must itself be a visible note: not hidden, markdown, not never-exposed.
-        if inside
-            .components()
-            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-        {
-            return Err(Denied::OutsideRoots);
-        }
-        let real_name = real
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !crate::markdown::is_markdown_name(&real_name) {
-            return Err(Denied::NotMarkdown);
-        }
-        if self.is_never_exposed(&real_name) {
-            return Err(Denied::NeverExposed);
-        }
-        if let Some(mem_real) = &reals.memory
-            && real.starts_with(mem_real)
-        {
-            return Err(Denied::MemoryRoot);
+        // The target must itself be a visible note: not hidden, markdown, not never-exposed,
+        // not in the memory store.
+        if let Some(denied) = self.real_path_denied(&real, inside, true, reals.memory.as_deref()) {
+            return Err(denied);
         }
         if privacy::note_is_private_settled(&real) {
             return Err(Denied::Private);
         }
         Ok(real)
+    }
+
+    /// Why the file whose symlink-resolved path is `real` is withheld by where it really is
+    /// (`inside`: the part of `real` below the folder it must stay in): a hidden segment there,
+    /// a real name that is not markdown (when `markdown` is asked), a never-exposed real name,
+    /// or a real path in the memory store (`memory`, its real path). One rule for
+    /// [`Exposure::may_read`] and for the hooks' verdicts on files reached through links.
+    fn real_path_denied(
+        &self,
+        real: &Path,
+        inside: &Path,
+        markdown: bool,
+        memory: Option<&Path>,
+    ) -> Option<Denied> {
+        if inside
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        {
+            return Some(Denied::OutsideRoots);
+        }
+        let real_name = real
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if markdown && !crate::markdown::is_markdown_name(&real_name) {
+            return Some(Denied::NotMarkdown);
+        }
+        if self.is_never_exposed(&real_name) {
+            return Some(Denied::NeverExposed);
+        }
+        if memory.is_some_and(|m| real.starts_with(m)) {
+            return Some(Denied::MemoryRoot);
+        }
+        None
     }
 
     fn under_memory_root(&self, segs: &[&str]) -> bool {
@@ -401,9 +418,11 @@ impl Exposure {
     }
 }
 
-/// Real paths of the roots and of the memory root, resolved once per batch of checks.
+/// Real paths of the vault, the roots and the memory root, resolved once per batch of checks.
 #[derive(Debug, Clone)]
 struct RealPaths {
+    /// The vault's, resolved on first use ([`RealPaths::vault`]).
+    vault: std::sync::OnceLock<Option<PathBuf>>,
     roots: HashMap<String, Option<PathBuf>>,
     memory: Option<PathBuf>,
 }
@@ -412,12 +431,20 @@ impl RealPaths {
     /// Resolves `roots` up front; other roots are resolved on each lookup.
     fn new(vault: &Path, memory_root: &str, roots: &[String]) -> RealPaths {
         RealPaths {
+            vault: std::sync::OnceLock::new(),
             roots: roots
                 .iter()
                 .map(|r| (r.clone(), fs::canonicalize(vault.join(root_folder(r))).ok()))
                 .collect(),
             memory: fs::canonicalize(vault.join(memory_root)).ok(),
         }
+    }
+
+    /// The vault's real path (`vault` is the vault root these paths were made for).
+    fn vault(&self, vault: &Path) -> Option<&Path> {
+        self.vault
+            .get_or_init(|| fs::canonicalize(vault).ok())
+            .as_deref()
     }
 
     fn root(&self, vault: &Path, root: &str) -> Option<PathBuf> {

@@ -24,7 +24,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::{Exposure, note_privacy};
+use super::{Exposure, RealPaths, note_privacy};
 use crate::walk::FileStat;
 
 /// The cache file in the index folder.
@@ -85,7 +85,7 @@ impl Exposure {
         let reals = files
             .iter()
             .any(|f| f.through_link)
-            .then(|| RealRoots::new(self));
+            .then(|| RealPaths::new(&self.vault_root, &self.memory_root, &[]));
         // (withheld, the verdict to keep for a note, whether it came from the cache)
         let judged: Vec<(bool, Option<Entry>, bool)> = files
             .par_iter()
@@ -96,7 +96,7 @@ impl Exposure {
                 }
                 if let Some(reals) = &reals
                     && f.through_link
-                    && reals.withholds(self, rel)
+                    && self.withheld_by_real_path(reals, rel)
                 {
                     return (true, None, false);
                 }
@@ -146,53 +146,27 @@ impl Exposure {
     }
 }
 
-/// The vault's and the memory store's real paths, resolved once per batch, for judging files
-/// reached through symlinks by where they really are.
-struct RealRoots {
-    vault: Option<PathBuf>,
-    memory: Option<PathBuf>,
-}
-
-impl RealRoots {
-    fn new(ex: &Exposure) -> RealRoots {
-        RealRoots {
-            vault: std::fs::canonicalize(&ex.vault_root).ok(),
-            memory: std::fs::canonicalize(ex.vault_root.join(&ex.memory_root)).ok(),
-        }
-    }
-
-    /// Whether the file at `rel`, judged by its real path, is withheld (fail closed: a path
-    /// that does not resolve inside the vault is).
-    fn withholds(&self, ex: &Exposure, rel: &str) -> bool {
-        let Some(vault) = &self.vault else {
+impl Exposure {
+    /// Whether the file at `rel`, reached through a symlink, is withheld by where it really is
+    /// ([`Exposure::real_path_denied`] below the vault's real path; the memory store only when
+    /// the listed path is not in it). Fail closed: a path that does not resolve inside the
+    /// vault is withheld.
+    fn withheld_by_real_path(&self, reals: &RealPaths, rel: &str) -> bool {
+        let Some(vault) = reals.vault(&self.vault_root) else {
             return true;
         };
-        let Ok(real) = std::fs::canonicalize(ex.vault_root.join(rel)) else {
+        let Ok(real) = std::fs::canonicalize(self.vault_root.join(rel)) else {
             return true;
         };
         let Ok(inside) = real.strip_prefix(vault) else {
             return true;
         };
-        let mut names = inside.components().map(|c| c.as_os_str().to_string_lossy());
-        if names.any(|n| n.starts_with('.')) {
-            return true;
-        }
-        let name = real
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if ex.is_never_exposed(&name) {
-            return true;
-        }
-        let listed_note = crate::markdown::is_markdown_name(super::last_segment(rel));
-        if listed_note && !crate::markdown::is_markdown_name(&name) {
-            return true;
-        }
         let listed_in_memory =
-            ex.memory_root.is_empty() || crate::walk::is_within(rel, &ex.memory_root);
-        self.memory
-            .as_ref()
-            .is_some_and(|m| real.starts_with(m) && !listed_in_memory)
+            self.memory_root.is_empty() || crate::walk::is_within(rel, &self.memory_root);
+        let memory = reals.memory.as_deref().filter(|_| !listed_in_memory);
+        let markdown = crate::markdown::is_markdown_name(super::last_segment(rel));
+        self.real_path_denied(&real, inside, markdown, memory)
+            .is_some()
     }
 }
 
