@@ -96,6 +96,10 @@ const PRIVATE_SPELLINGS: &[&str] = &[
     "tags:\n  - '#private'",
     "private:\ntrue",
     "title: broken: yaml",
+    "<<: {private: true}",
+    "base: &b {private: true}\n<<: *b",
+    "<<: [{title: X}, {tags: [private]}]",
+    "<<: 5",
 ];
 
 #[test]
@@ -350,6 +354,92 @@ fn only_memories_the_caller_sees_can_be_superseded_or_named() {
         &["--title", victim_title, "--body", victim_body],
     );
     assert_eq!(r["refusal"]["kind"], "duplicate", "{r}");
+}
+
+#[test]
+fn a_correction_the_caller_is_not_served_is_counted_never_named() {
+    let f = Fixture::new();
+    let wide = "Webhook retry budget is five attempts";
+    let r = remember(
+        &f,
+        "gamma",
+        &[
+            "--scope",
+            "general",
+            "--title",
+            wide,
+            "--body",
+            "Webhook deliveries are retried five times with exponential backoff before they are dropped.",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let open_fix = "Webhook retry budget is now seven attempts";
+    let r = remember(
+        &f,
+        "beta",
+        &[
+            "--scope",
+            "general",
+            "--title",
+            open_fix,
+            "--body",
+            "The delivery service now retries every webhook seven times since the queue migration landed.",
+            "--supersedes",
+            wide,
+        ],
+    );
+    assert_eq!(r["superseded"], json!([wide]), "{r}");
+    let hidden_fix = "Alpha Zeus acquisition webhooks use ten retries";
+    let r = remember(
+        &f,
+        "alpha",
+        &[
+            "--title",
+            hidden_fix,
+            "--body",
+            "For the Zeus acquisition integration our webhooks are retried ten times, a contract term.",
+            "--supersedes",
+            wide,
+        ],
+    );
+    assert_eq!(r["superseded"], json!([wide]), "{r}");
+
+    // beta is served the wide memory (its own correction is served too) but not alpha's.
+    let rc = f.json(&["recall", "--caller", "beta"]);
+    let old = rc["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == wide)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rc}"));
+    assert_eq!(old["superseded_by"], json!([open_fix]), "{old}");
+    assert_eq!(old["superseded_unseen"], 1, "{old}");
+    assert!(!rc.to_string().contains("Zeus"), "{rc}");
+    let text = f.run(&["recall", "--caller", "beta"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(&format!("SUPERSEDED by {open_fix}; a correction not shown")),
+        "{text}"
+    );
+    assert!(!text.contains("Zeus"), "{text}");
+    // Over MCP too.
+    let repo = f.repo("beta");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, _, _) = c.call("recall", json!({}));
+    assert!(!text.contains("Zeus"), "{text}");
+    assert!(text.contains("a correction not shown"), "{text}");
+    // alpha is served both corrections, and sees both named.
+    let rc = f.json(&["recall", "--caller", "alpha"]);
+    let old = rc["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == wide)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rc}"));
+    assert_eq!(old["superseded_by"], json!([open_fix, hidden_fix]), "{old}");
+    assert!(old.get("superseded_unseen").is_none(), "{old}");
 }
 
 #[test]

@@ -1355,6 +1355,13 @@ mod tests {
         assert!(!is_private(""));
         // An unclosed block in the window is withheld until a longer read says otherwise.
         assert!(is_private("---\ntitle: x\naliases:\n  - a\n"));
+        // Merge keys write the keys they merge; a malformed merge does not parse.
+        assert!(is_private("---\n<<: {private: true}\n---\n"));
+        assert!(is_private("---\nbase: &b {private: true}\n<<: *b\n---\n"));
+        assert!(is_private("---\n<<: [{title: x}, {tags: [private]}]\n---\n"));
+        assert!(is_private("---\n<<: 5\n---\n"));
+        assert!(!is_private("---\n<<: {title: x}\n---\n"));
+        assert!(!is_private("---\nprivate: false\n<<: {private: true}\n---\n"));
     }
 
     #[test]

@@ -120,8 +120,10 @@ struct PyMemory {
     origin: Option<String>,
     /// Local date written.
     date: Option<String>,
-    /// Titles of the memories that correct it.
+    /// Titles of the memories that correct it (only those the caller is served).
     superseded_by: Vec<String>,
+    /// Corrections the caller is not served, counted, never named.
+    superseded_unseen: usize,
     /// Rule markers (`generalised`, `volatile`).
     flags: Vec<String>,
     /// Why the caller sees it (with `explain=True`).
@@ -548,6 +550,7 @@ impl PyVault {
                     origin: mm.origin,
                     date: mm.date,
                     superseded_by: mm.superseded_by,
+                    superseded_unseen: m.superseded_unseen,
                     flags: mm.flags,
                     why: m.why,
                 }

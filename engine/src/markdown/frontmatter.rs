@@ -76,13 +76,17 @@ pub(crate) fn block(text: &str) -> Option<Block<'_>> {
 
 /// Parses a frontmatter block's YAML into a JSON map (empty for an empty block or `null`).
 ///
-/// Errors (not YAML, not a key: value mapping, duplicate keys, values JSON cannot hold) are
-/// returned as a sentence for a warning.
+/// Merge keys (`<<`) are applied. Errors (not YAML, not a key: value mapping, duplicate keys, a
+/// malformed merge, values JSON cannot hold) are returned as a sentence for a warning.
 pub(crate) fn parse(yaml: &str) -> Result<Map<String, Value>, String> {
     if yaml.trim().is_empty() {
         return Ok(Map::new());
     }
-    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())?;
+    let mut value: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())?;
+    // Merge keys (`<<: {private: true}`, `<<: *anchor`) are YAML's way of writing keys: a
+    // note's fields are what they say after the merge, as other YAML readers see them.
+    value.apply_merge().map_err(|e| e.to_string())?;
     let value = match value {
         serde_yaml_ng::Value::Null => return Ok(Map::new()),
         serde_yaml_ng::Value::Mapping(_) => value,

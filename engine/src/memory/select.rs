@@ -21,6 +21,11 @@ pub(crate) fn rank(entries: &mut [(Arc<Memory>, u32)]) {
     });
 }
 
+/// How a supersession claim names a memory: its title, trimmed, compared without case.
+pub(crate) fn title_key(title: &str) -> String {
+    title.trim().to_lowercase()
+}
+
 /// The supersession prefix of an explain reason (never used for a scope exclusion).
 pub const SUPERSEDED_REASON: &str = "superseded by a memory this caller cannot see";
 
@@ -42,13 +47,13 @@ pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller, explain: boo
     // titles are looked up, so a store without supersession pays nothing here.
     let claimed: HashSet<String> = corpus
         .iter()
-        .flat_map(|m| m.superseded_by.iter().map(|t| t.trim().to_lowercase()))
+        .flat_map(|m| m.superseded_by.iter().map(|t| title_key(t)))
         .collect();
     let mut by_title: HashMap<String, usize> = HashMap::new();
     if !claimed.is_empty() {
         for (i, m) in corpus.iter().enumerate() {
             if let Some(t) = &m.title {
-                let t = t.trim().to_lowercase();
+                let t = title_key(t);
                 if claimed.contains(&t) {
                     by_title.entry(t).or_insert(i);
                 }
@@ -61,7 +66,7 @@ pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller, explain: boo
             let mut r: Vec<usize> = m
                 .superseded_by
                 .iter()
-                .filter_map(|t| by_title.get(&t.trim().to_lowercase()).copied())
+                .filter_map(|t| by_title.get(&title_key(t)).copied())
                 .collect();
             r.sort_unstable();
             r.dedup();
@@ -181,7 +186,7 @@ pub(crate) fn resolve_supersedes(
     let mut unmatched = Vec::new();
     let mut seen = HashSet::new();
     for c in claims {
-        let want = c.trim().to_lowercase();
+        let want = title_key(c);
         if want.is_empty() {
             continue;
         }
@@ -189,7 +194,7 @@ pub(crate) fn resolve_supersedes(
             m.is_agent()
                 && m.title
                     .as_deref()
-                    .is_some_and(|t| t.trim().to_lowercase() == want)
+                    .is_some_and(|t| title_key(t) == want)
         }) {
             Some(m) => {
                 if seen.insert(m.path.clone()) {

@@ -1,6 +1,6 @@
 //! `recall`: the memories a caller may see, ranked by a query when one is given.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::json;
@@ -13,7 +13,7 @@ use crate::identity::Caller;
 use crate::lexical::SearchOptions;
 use crate::memory::promoted::{Promotion, Resolver};
 use crate::memory::store::CacheStats;
-use crate::memory::{Memory, recall_from, reorder};
+use crate::memory::{Memory, recall_from, reorder, title_key};
 use crate::query::QueryOptions;
 
 /// Options for [`Vault::recall`].
@@ -58,10 +58,18 @@ pub struct RecalledMemory {
     /// Why the caller sees it (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Corrections of this memory the caller is not served, counted (their titles are left out
+    /// of `superseded_by`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub superseded_unseen: usize,
     /// Where its lesson was promoted to, resolved (`promoted:` marker present). When the
     /// promoted text is served, it is the authoritative version of the lesson.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub promotion: Option<Promotion>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl RecalledMemory {
@@ -128,14 +136,28 @@ impl Vault {
                 }
             }
         }
+        // A correction is named only when this caller is served it: the titles of the others
+        // are counted, never shown.
+        let served: HashSet<String> = ordered
+            .iter()
+            .filter_map(|(m, _)| m.title.as_deref().map(title_key))
+            .collect();
         let mut resolver = Resolver::new(&ctx.exposure);
         let memories: Vec<RecalledMemory> = ordered
             .into_iter()
             .take(opts.limit)
-            .map(|(m, why)| RecalledMemory {
-                promotion: m.promoted.as_deref().map(|raw| resolver.resolve(raw)),
-                memory: (*m).clone(),
-                why: opts.explain.then_some(why),
+            .map(|(m, why)| {
+                let mut memory = (*m).clone();
+                let claimed = memory.superseded_by.len();
+                memory
+                    .superseded_by
+                    .retain(|t| served.contains(&title_key(t)));
+                RecalledMemory {
+                    promotion: m.promoted.as_deref().map(|raw| resolver.resolve(raw)),
+                    superseded_unseen: claimed - memory.superseded_by.len(),
+                    memory,
+                    why: opts.explain.then_some(why),
+                }
             })
             .collect();
         let promoted: Vec<serde_json::Value> = memories

@@ -105,8 +105,14 @@ impl Recall {
             if let Some(d) = &mm.date {
                 facets.push(format!("as of {d}"));
             }
-            if !mm.superseded_by.is_empty() {
-                facets.push(format!("SUPERSEDED by {}", mm.superseded_by.join("; ")));
+            let mut by = mm.superseded_by.clone();
+            match m.superseded_unseen {
+                0 => {}
+                1 => by.push("a correction not shown".to_string()),
+                n => by.push(format!("{n} corrections not shown")),
+            }
+            if !by.is_empty() {
+                facets.push(format!("SUPERSEDED by {}", by.join("; ")));
             }
             if let Some(p) = &m.promotion {
                 facets.push(promotion_facet(p));
