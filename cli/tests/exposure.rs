@@ -475,3 +475,79 @@ fn agent_notes_cannot_change_a_projects_platforms() {
     let h = f.json(&["health", "--caller", "beacon"]);
     assert_eq!(h["caller"]["platforms"], json!(["ios"]), "{h}");
 }
+
+#[test]
+fn a_private_project_note_gives_no_platforms() {
+    let f = Fixture::new();
+    f.write(
+        "work/active/Beta.md",
+        "---\nprivate: true\nplatforms: [ios, zeus-hardware]\n---\n# Beta\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let h = f.json(&["health", "--caller", "beta"]);
+    assert_eq!(h["caller"]["platforms"], json!([]), "{h}");
+    let repo = f.repo("beta");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, _, _) = c.call("health", json!({}));
+    assert!(!text.contains("zeus"), "{text}");
+}
+
+#[test]
+fn every_folder_holding_memories_is_withheld_from_note_surfaces() {
+    let f = Fixture::new();
+    let r = remember(
+        &f,
+        "alpha",
+        &[
+            "--title",
+            "Alpha payroll vendor contract renews in March",
+            "--body",
+            "The PAYROLLVENDOR contract for alpha renews every March and needs finance sign-off.",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let stored = r["path"].as_str().unwrap().to_string();
+    assert!(stored.starts_with("memories/"), "{r}");
+    // More captures elsewhere move the store (discovered root) away from `memories/`, and one
+    // capture sits in an exposed folder.
+    for (i, dir) in ["thinking/old", "thinking/old", "brain"].iter().enumerate() {
+        f.write(
+            &format!("{dir}/Capture {i}.md"),
+            &format!(
+                "---\nsource: mcp-capture\nscope: project\nprojects: [alpha]\n---\n# Capture {i}\n\nCAPTURETOKEN{i} kept for alpha only.\n"
+            ),
+        );
+    }
+    assert!(f.run(&["update", "-q"]).status.success());
+    let h = f.json(&["health", "--caller", "beta"]);
+    assert!(h.to_string().contains("thinking"), "the store moved: {h}");
+    let repo = f.repo("beta");
+    let mut c = Client::start(&f.vault, &repo);
+    for q in ["PAYROLLVENDOR", "CAPTURETOKEN0", "CAPTURETOKEN2"] {
+        let m = c.request(
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": q, "limit": 50}}),
+        );
+        let s = m.to_string();
+        assert!(
+            !s.contains("PAYROLLVENDOR") && !s.contains("CAPTURETOKEN"),
+            "{q}: {m}"
+        );
+    }
+    for rel in [
+        stored.as_str(),
+        "brain/Capture 2.md",
+        "thinking/old/Capture 0.md",
+    ] {
+        let (text, _, _) = c.call("get", json!({"path": rel}));
+        assert!(
+            !text.contains("TOKEN") && !text.contains("PAYROLLVENDOR"),
+            "{rel}: {text}"
+        );
+    }
+    let m = c.request("resources/list", json!({}));
+    assert!(!m.to_string().contains("Capture 2"), "{m}");
+    // The other notes of the exposed folder are still served.
+    let (text, _, _) = c.call("get", json!({"path": "brain/North Star.md"}));
+    assert!(!text.contains("No visible note"), "{text}");
+}

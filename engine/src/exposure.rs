@@ -115,6 +115,9 @@ pub struct Exposure {
     source: RootsSource,
     never_expose: Vec<String>,
     memory_root: String,
+    /// Every folder withheld as a memory store: `memory_root` first, then the manifest's
+    /// configured root when the store was found elsewhere.
+    memory_roots: Vec<String>,
 }
 
 impl Exposure {
@@ -126,20 +129,27 @@ impl Exposure {
     /// `user_content_roots` that exist as folders; else `brain` and `reference`, keeping those
     /// present (or both when neither is). The derived and fallback roots also hold the
     /// manifest's inbox (`mcp_inbox`, where `record_work` files) when it exists, so an agent
-    /// finds what it filed. `memory_root` and everything under it is always removed. `mcp_never_expose` gives the withheld file names.
+    /// finds what it filed. `memory_root` (the store, where it was found) and the manifest's
+    /// configured memory root, with everything under them, are always removed.
+    /// `mcp_never_expose` gives the withheld file names.
     pub fn resolve(vault_root: &Path, manifest: &Manifest, memory_root: &str) -> Exposure {
         let vault = canonical_or_given(vault_root);
         let memory_root = clean_memory_root(memory_root);
+        let mut memory_roots = vec![memory_root.clone()];
+        let configured = clean_memory_root(&manifest.memory_root());
+        if !configured.eq_ignore_ascii_case(&memory_root) {
+            memory_roots.push(configured);
+        }
         let declared_raw = manifest.strings("mcp_exposed_roots");
         let (roots, source) = if declared_raw.iter().any(|r| !r.trim().is_empty()) {
             (
-                without_memory(clean_roots(&declared_raw), &memory_root),
+                without_memory(clean_roots(&declared_raw), &memory_roots),
                 RootsSource::Manifest,
             )
         } else {
             let derived: Vec<String> = without_memory(
                 clean_roots(&manifest.strings("user_content_roots")),
-                &memory_root,
+                &memory_roots,
             )
             .into_iter()
             .filter(|r| vault.join(root_folder(r)).is_dir())
@@ -149,7 +159,7 @@ impl Exposure {
             } else {
                 let all: Vec<String> = without_memory(
                     FALLBACK_ROOTS.iter().map(|s| s.to_string()).collect(),
-                    &memory_root,
+                    &memory_roots,
                 );
                 let present: Vec<String> = all
                     .iter()
@@ -169,7 +179,7 @@ impl Exposure {
         if source != RootsSource::Manifest
             && vault.join(&inbox).is_dir()
             && !roots.iter().any(|r| r.eq_ignore_ascii_case(&inbox))
-            && !inbox.eq_ignore_ascii_case(&memory_root)
+            && !memory_roots.iter().any(|m| is_within_ci(&inbox, m))
         {
             roots.push(inbox);
         }
@@ -179,6 +189,7 @@ impl Exposure {
             source,
             never_expose: clean_never_expose(&manifest.strings("mcp_never_expose")),
             memory_root,
+            memory_roots,
         }
     }
 
@@ -191,12 +202,14 @@ impl Exposure {
         memory_root: &str,
     ) -> Exposure {
         let memory_root = clean_memory_root(memory_root);
+        let memory_roots = vec![memory_root.clone()];
         Exposure {
             vault_root: canonical_or_given(vault_root),
-            roots: without_memory(clean_roots(&roots), &memory_root),
+            roots: without_memory(clean_roots(&roots), &memory_roots),
             source: RootsSource::Manifest,
             never_expose: clean_never_expose(&never_expose),
             memory_root,
+            memory_roots,
         }
     }
 
@@ -215,9 +228,15 @@ impl Exposure {
         self.source
     }
 
-    /// The memory root this policy withholds.
+    /// The memory root (where the store is) this policy withholds.
     pub fn memory_root(&self) -> &str {
         &self.memory_root
+    }
+
+    /// Every folder this policy withholds as a memory store: [`Exposure::memory_root`], and
+    /// the manifest's configured root when the store was found elsewhere.
+    pub fn memory_roots(&self) -> &[String] {
+        &self.memory_roots
     }
 
     /// The never-expose file names, lowercased.
@@ -261,7 +280,7 @@ impl Exposure {
     pub fn may_read(&self, rel: &str) -> Result<PathBuf, Denied> {
         self.check(
             rel,
-            &RealPaths::new(&self.vault_root, &self.memory_root, &[]),
+            &RealPaths::new(&self.vault_root, &self.memory_roots, &[]),
         )
     }
 
@@ -287,7 +306,7 @@ impl Exposure {
                 candidates.insert(rel, ());
             });
         }
-        let reals = RealPaths::new(&self.vault_root, &self.memory_root, &self.roots);
+        let reals = RealPaths::new(&self.vault_root, &self.memory_roots, &self.roots);
         let rels: Vec<String> = candidates.into_keys().collect();
         rels.into_par_iter()
             .filter_map(|rel| {
@@ -347,11 +366,13 @@ impl Exposure {
         let inside = real.strip_prefix(&root_real).map_err(|_| Denied::Escapes)?;
         // The target must itself be a visible note: not hidden, markdown, not never-exposed,
         // not in the memory store.
-        if let Some(denied) = self.real_path_denied(&real, inside, true, reals.memory.as_deref()) {
+        if let Some(denied) = self.real_path_denied(&real, inside, true, &reals.memory) {
             return Err(denied);
         }
-        if privacy::note_is_private_settled(&real) {
-            return Err(Denied::Private);
+        match privacy::note_verdict_settled(&real) {
+            Privacy::Public => {}
+            Privacy::Capture => return Err(Denied::MemoryRoot),
+            Privacy::Private | Privacy::Unclosed => return Err(Denied::Private),
         }
         Ok(real)
     }
@@ -359,14 +380,14 @@ impl Exposure {
     /// Why the file whose symlink-resolved path is `real` is withheld by where it really is
     /// (`inside`: the part of `real` below the folder it must stay in): a hidden segment there,
     /// a real name that is not markdown (when `markdown` is asked), a never-exposed real name,
-    /// or a real path in the memory store (`memory`, its real path). One rule for
+    /// or a real path in a memory store (`memory`, their real paths). One rule for
     /// [`Exposure::may_read`] and for the hooks' verdicts on files reached through links.
     fn real_path_denied(
         &self,
         real: &Path,
         inside: &Path,
         markdown: bool,
-        memory: Option<&Path>,
+        memory: &[PathBuf],
     ) -> Option<Denied> {
         if inside
             .components()
@@ -384,15 +405,17 @@ impl Exposure {
         if self.is_never_exposed(&real_name) {
             return Some(Denied::NeverExposed);
         }
-        if memory.is_some_and(|m| real.starts_with(m)) {
+        if memory.iter().any(|m| real.starts_with(m)) {
             return Some(Denied::MemoryRoot);
         }
         None
     }
 
     fn under_memory_root(&self, segs: &[&str]) -> bool {
-        let mem: Vec<&str> = self.memory_root.split('/').collect();
-        starts_with_segments(segs, &mem)
+        self.memory_roots.iter().any(|m| {
+            let mem: Vec<&str> = m.split('/').collect();
+            starts_with_segments(segs, &mem)
+        })
     }
 
     fn match_segments(&self, segs: &[&str]) -> Option<&str> {
@@ -418,25 +441,28 @@ impl Exposure {
     }
 }
 
-/// Real paths of the vault, the roots and the memory root, resolved once per batch of checks.
+/// Real paths of the vault, the roots and the memory roots, resolved once per batch of checks.
 #[derive(Debug, Clone)]
 struct RealPaths {
     /// The vault's, resolved on first use ([`RealPaths::vault`]).
     vault: std::sync::OnceLock<Option<PathBuf>>,
     roots: HashMap<String, Option<PathBuf>>,
-    memory: Option<PathBuf>,
+    memory: Vec<PathBuf>,
 }
 
 impl RealPaths {
     /// Resolves `roots` up front; other roots are resolved on each lookup.
-    fn new(vault: &Path, memory_root: &str, roots: &[String]) -> RealPaths {
+    fn new(vault: &Path, memory_roots: &[String], roots: &[String]) -> RealPaths {
         RealPaths {
             vault: std::sync::OnceLock::new(),
             roots: roots
                 .iter()
                 .map(|r| (r.clone(), fs::canonicalize(vault.join(root_folder(r))).ok()))
                 .collect(),
-            memory: fs::canonicalize(vault.join(memory_root)).ok(),
+            memory: memory_roots
+                .iter()
+                .filter_map(|m| fs::canonicalize(vault.join(m)).ok())
+                .collect(),
         }
     }
 
@@ -493,14 +519,16 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
     out
 }
 
-/// Whether a head window marks a note private.
+/// Whether a head window marks a note private, or as an agent memory: either way it is not
+/// served as a note.
 ///
 /// Only a leading frontmatter block counts (a note without one is public, and a `---` rule in
 /// the body is not frontmatter). The block is parsed as YAML by the same parser the index uses
 /// ([`crate::markdown::frontmatter`]): a `private` key (any case) with any value but a plainly false one,
 /// or a `private` tag, marks the note; a block that does not parse is private (fail closed), and
 /// so is one that opens but does not close within the window ([`note_is_private`] re-reads a
-/// longer window before deciding).
+/// longer window before deciding). A `source: mcp-capture` marks an agent memory, which only
+/// recall serves, under its scope, wherever the file lies.
 pub fn is_private(head: &str) -> bool {
     !matches!(frontmatter::privacy(head), Privacy::Public)
 }
@@ -518,18 +546,26 @@ pub fn note_is_private(path: &Path) -> bool {
 /// handle before reading; `None` when it could not be opened), so a caller can tell whether the
 /// file it judged is the one it listed.
 pub(crate) fn note_privacy(path: &Path) -> (bool, Option<crate::walk::FileStat>) {
+    let (verdict, stat) = note_verdict(path);
+    (verdict == Privacy::Private, stat)
+}
+
+/// What the note at `path` says about serving it ([`Privacy::Public`], [`Privacy::Private`] or
+/// [`Privacy::Capture`]; a file that cannot be read or parsed is private), with the stat of
+/// the file the verdict was read from, as [`note_privacy`].
+pub(crate) fn note_verdict(path: &Path) -> (Privacy, Option<crate::walk::FileStat>) {
     let Some(file) = crate::markdown::open_regular(path) else {
-        return (true, None);
+        return (Privacy::Private, None);
     };
     let Ok(meta) = file.metadata() else {
-        return (true, None);
+        return (Privacy::Private, None);
     };
-    let private = match head_frontmatter_of(&file) {
-        Ok(None) => false,
-        Ok(Some(map)) => frontmatter::marks_private(&map),
-        Err(()) => true,
+    let verdict = match head_frontmatter_of(&file) {
+        Ok(None) => Privacy::Public,
+        Ok(Some(map)) => frontmatter::privacy_of(&map),
+        Err(()) => Privacy::Private,
     };
-    (private, Some(crate::walk::FileStat::of(&meta)))
+    (verdict, Some(crate::walk::FileStat::of(&meta)))
 }
 
 /// The parsed frontmatter of the note at `path`, read as a head: the first 1200 characters,
@@ -559,7 +595,7 @@ fn head_frontmatter_of(
 /// The project note is the first `<project>.md` (case-insensitive; the vault walked in name
 /// order, skipping dot entries, `node_modules` and the memory root) that a person wrote and that
 /// declares `platforms` in its frontmatter (read as a head, parsed by [`crate::markdown::frontmatter`]),
-/// as a list or a lone string. Notes agents write (`source_repo:` from `record_work`, `source:`
+/// as a list or a lone string, and is not private. Notes agents write (`source_repo:` from `record_work`, `source:`
 /// from memories) and notes without the key are passed over, so no agent write can add, change
 /// or cancel a project's platforms. No project or no such note gives an empty list.
 pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> Vec<String> {
@@ -591,9 +627,12 @@ pub fn caller_platforms_among(
         let Ok(Some(map)) = head_frontmatter(abs) else {
             return false;
         };
+        // A private project note is passed over: its platforms would reach agents (in health,
+        // in recall's reasons) that may not read it.
         let by_agent = ["source_repo", "source"]
             .iter()
-            .any(|k| frontmatter::get_ci(&map, k).is_some());
+            .any(|k| frontmatter::get_ci(&map, k).is_some())
+            || frontmatter::marks_private(&map);
         match frontmatter::get_ci(&map, "platforms") {
             Some(v) if !by_agent => {
                 items = frontmatter::string_list(Some(v), false);
@@ -736,15 +775,18 @@ fn clean_memory_root(memory_root: &str) -> String {
     }
 }
 
-fn without_memory(roots: Vec<String>, memory_root: &str) -> Vec<String> {
-    let mem: Vec<&str> = memory_root.split('/').collect();
+fn without_memory(roots: Vec<String>, memory_roots: &[String]) -> Vec<String> {
     roots
         .into_iter()
-        .filter(|r| {
-            let segs: Vec<&str> = r.split('/').collect();
-            !starts_with_segments(&segs, &mem)
-        })
+        .filter(|r| !memory_roots.iter().any(|m| is_within_ci(r, m)))
         .collect()
+}
+
+/// Whether `rel` is `folder` or lies below it (whole segments, any case).
+fn is_within_ci(rel: &str, folder: &str) -> bool {
+    let segs: Vec<&str> = rel.split('/').collect();
+    let folder: Vec<&str> = folder.split('/').collect();
+    starts_with_segments(&segs, &folder)
 }
 
 fn clean_never_expose(entries: &[String]) -> Vec<String> {
@@ -1147,9 +1189,13 @@ mod tests {
         let e = Exposure::resolve(v, &explicit, "memories");
         assert!(e.may_read("recall/2026/07/r.md").is_ok());
 
-        // A renamed root follows: `recall` is withheld, even when named explicitly.
+        // A renamed root follows: `recall` is withheld, even when named explicitly; the
+        // configured root (`memories` by default) stays withheld too, so memories left there
+        // are never served as notes.
         let e = Exposure::resolve(v, &explicit, "recall");
-        assert_eq!(e.roots(), ["memories", "Memories/2026", "brain"]);
+        assert_eq!(e.roots(), ["brain"]);
+        assert_eq!(e.memory_roots(), ["recall", "memories"]);
+        assert_eq!(e.may_read("memories/top.md"), Err(Denied::MemoryRoot));
         assert_eq!(e.may_read("recall/2026/07/r.md"), Err(Denied::MemoryRoot));
         assert!(
             !rels(&e.visible_files())
@@ -1358,10 +1404,14 @@ mod tests {
         // Merge keys write the keys they merge; a malformed merge does not parse.
         assert!(is_private("---\n<<: {private: true}\n---\n"));
         assert!(is_private("---\nbase: &b {private: true}\n<<: *b\n---\n"));
-        assert!(is_private("---\n<<: [{title: x}, {tags: [private]}]\n---\n"));
+        assert!(is_private(
+            "---\n<<: [{title: x}, {tags: [private]}]\n---\n"
+        ));
         assert!(is_private("---\n<<: 5\n---\n"));
         assert!(!is_private("---\n<<: {title: x}\n---\n"));
-        assert!(!is_private("---\nprivate: false\n<<: {private: true}\n---\n"));
+        assert!(!is_private(
+            "---\nprivate: false\n<<: {private: true}\n---\n"
+        ));
     }
 
     #[test]

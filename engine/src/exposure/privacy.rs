@@ -24,7 +24,8 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::{Exposure, RealPaths, note_privacy};
+use super::{Exposure, RealPaths, note_privacy, note_verdict};
+use crate::markdown::frontmatter::Privacy;
 use crate::walk::FileStat;
 
 /// The cache file in the index folder.
@@ -85,7 +86,7 @@ impl Exposure {
         let reals = files
             .iter()
             .any(|f| f.through_link)
-            .then(|| RealPaths::new(&self.vault_root, &self.memory_root, &[]));
+            .then(|| RealPaths::new(&self.vault_root, &self.memory_roots, &[]));
         // (withheld, the verdict to keep for a note, whether it came from the cache)
         let judged: Vec<(bool, Option<Entry>, bool)> = files
             .par_iter()
@@ -161,42 +162,45 @@ impl Exposure {
         let Ok(inside) = real.strip_prefix(vault) else {
             return true;
         };
-        let listed_in_memory =
-            self.memory_root.is_empty() || crate::walk::is_within(rel, &self.memory_root);
-        let memory = reals.memory.as_deref().filter(|_| !listed_in_memory);
+        let listed_in_memory = self.memory_root.is_empty()
+            || self
+                .memory_roots
+                .iter()
+                .any(|m| crate::walk::is_within(rel, m));
+        let memory: &[PathBuf] = if listed_in_memory { &[] } else { &reals.memory };
         let markdown = crate::markdown::is_markdown_name(super::last_segment(rel));
         self.real_path_denied(&real, inside, markdown, memory)
             .is_some()
     }
 }
 
-/// How many verdicts [`note_is_private_settled`] keeps in memory before starting afresh.
+/// How many verdicts [`note_verdict_settled`] keeps in memory before starting afresh.
 const MEMO_CAP: usize = 1 << 16;
 
 /// Verdicts on notes already judged by this process, by real path, with the file's stat then.
-static MEMO: std::sync::LazyLock<std::sync::RwLock<HashMap<PathBuf, (FileStat, bool)>>> =
+static MEMO: std::sync::LazyLock<std::sync::RwLock<HashMap<PathBuf, (FileStat, Privacy)>>> =
     std::sync::LazyLock::new(Default::default);
 
-/// [`note_is_private`](super::note_is_private) for a long-lived process (the MCP servers check
+/// [`note_verdict`](super::note_verdict) for a long-lived process (the MCP servers check
 /// every hit they return): a verdict is reused while the file's stat (one `stat`) is equal in
 /// size, mtime, ctime, inode and device, under the rules of the on-disk cache (kept only for a
 /// file settled [`SETTLE_NS`] before it was judged, and only when the file read is the file
-/// stated).
-pub(crate) fn note_is_private_settled(path: &Path) -> bool {
+/// stated). A file that cannot be stated is private.
+pub(crate) fn note_verdict_settled(path: &Path) -> Privacy {
     let Ok(meta) = std::fs::metadata(path) else {
-        return true;
+        return Privacy::Private;
     };
     let stat = FileStat::of(&meta);
     if !stat.has_identity() {
-        return note_privacy(path).0;
+        return note_verdict(path).0;
     }
-    let memo = |m: &HashMap<PathBuf, (FileStat, bool)>| {
+    let memo = |m: &HashMap<PathBuf, (FileStat, Privacy)>| {
         m.get(path).filter(|(s, _)| *s == stat).map(|(_, p)| *p)
     };
-    if let Some(private) = memo(&MEMO.read().unwrap_or_else(|e| e.into_inner())) {
-        return private;
+    if let Some(verdict) = memo(&MEMO.read().unwrap_or_else(|e| e.into_inner())) {
+        return verdict;
     }
-    let (private, read) = note_privacy(path);
+    let (verdict, read) = note_verdict(path);
     let now_ns = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
@@ -205,9 +209,9 @@ pub(crate) fn note_is_private_settled(path: &Path) -> bool {
         if m.len() >= MEMO_CAP {
             m.clear();
         }
-        m.insert(path.to_path_buf(), (stat, private));
+        m.insert(path.to_path_buf(), (stat, verdict));
     }
-    private
+    verdict
 }
 
 /// The engine version, so that any release drops the verdicts of the one before.
@@ -515,23 +519,29 @@ mod tests {
         let vault = tempfile::tempdir().unwrap();
         let note = vault.path().join("n.md");
         fs::write(&note, "---\ntitle: open\n---\nbody\n").unwrap();
-        assert!(!note_is_private_settled(&note));
+        assert_eq!(note_verdict_settled(&note), Privacy::Public);
         // Just written: not settled, so not kept.
         assert!(!MEMO.read().unwrap().contains_key(&note));
         // A verdict planted for the file's present stat is what comes back (the memo is used).
         let stat = FileStat::of(&fs::metadata(&note).unwrap());
-        MEMO.write().unwrap().insert(note.clone(), (stat, true));
-        assert!(note_is_private_settled(&note));
+        MEMO.write()
+            .unwrap()
+            .insert(note.clone(), (stat, Privacy::Private));
+        assert_eq!(note_verdict_settled(&note), Privacy::Private);
         // An edit to public with the same size and the old mtime moves ctime: judged again.
         let mtime = fs::metadata(&note).unwrap().modified().unwrap();
         std::thread::sleep(Duration::from_millis(20));
         fs::write(&note, "---\ntitle: shut\n---\nbody\n").unwrap();
         set_mtime(&note, mtime);
-        assert!(!note_is_private_settled(&note));
+        assert_eq!(note_verdict_settled(&note), Privacy::Public);
         fs::write(&note, "---\nprivate: yes\n---\nbody\n").unwrap();
-        assert!(note_is_private_settled(&note));
+        assert_eq!(note_verdict_settled(&note), Privacy::Private);
         fs::remove_file(&note).unwrap();
-        assert!(note_is_private_settled(&note), "a missing note is withheld");
+        assert_eq!(
+            note_verdict_settled(&note),
+            Privacy::Private,
+            "a missing note is withheld"
+        );
     }
 
     #[test]

@@ -198,6 +198,9 @@ pub(crate) enum Privacy {
     Private,
     /// The block opens but does not close within the text: read more before deciding.
     Unclosed,
+    /// Not private, but an agent memory (`source: mcp-capture`): it carries a scope, so it is
+    /// served only through recall, wherever it lies, never as a note.
+    Capture,
 }
 
 /// Judges privacy on a head of a note (its first characters).
@@ -206,9 +209,29 @@ pub(crate) fn privacy(head: &str) -> Privacy {
         None => Privacy::Public,
         Some(b) if !b.closed => Privacy::Unclosed,
         Some(b) => match parse(b.yaml) {
-            Ok(map) if !marks_private(&map) => Privacy::Public,
-            _ => Privacy::Private,
+            Ok(map) => privacy_of(&map),
+            Err(_) => Privacy::Private,
         },
+    }
+}
+
+/// What a parsed frontmatter says: [`Privacy::Private`] when [`marks_private`], else
+/// [`Privacy::Capture`] for an agent memory, else [`Privacy::Public`].
+pub(crate) fn privacy_of(map: &Map<String, Value>) -> Privacy {
+    let capture = || {
+        map.iter()
+            .filter(|(k, _)| k.trim().eq_ignore_ascii_case("source"))
+            .any(|(_, v)| {
+                v.as_str()
+                    .is_some_and(|s| s.trim().eq_ignore_ascii_case(crate::memory::MEMORY_SOURCE))
+            })
+    };
+    if marks_private(map) {
+        Privacy::Private
+    } else if capture() {
+        Privacy::Capture
+    } else {
+        Privacy::Public
     }
 }
 

@@ -190,12 +190,10 @@ pub(crate) fn resolve_supersedes(
         if want.is_empty() {
             continue;
         }
-        match entries.iter().find(|m| {
-            m.is_agent()
-                && m.title
-                    .as_deref()
-                    .is_some_and(|t| title_key(t) == want)
-        }) {
+        match entries
+            .iter()
+            .find(|m| m.is_agent() && m.title.as_deref().is_some_and(|t| title_key(t) == want))
+        {
             Some(m) => {
                 if seen.insert(m.path.clone()) {
                     matched.push(m.clone());
