@@ -852,10 +852,15 @@ pub(crate) fn root_folder(root: &str) -> &str {
 }
 
 /// Whether a file name matches a shallow root's pattern, case-insensitively: `*` is any run of
-/// characters and `?` one character; any other glob syntax (`[…]`, `{…}`) matches every name.
+/// characters and `?` one character; a class (`[ab]`) or alternatives (`{a,b}`) are read as
+/// glob syntax, and a pattern that is not valid glob syntax matches nothing.
 fn wildcard_match(pattern: &str, name: &str) -> bool {
     if pattern.contains(['[', ']', '{', '}']) {
-        return true;
+        return globset::GlobBuilder::new(pattern)
+            .case_insensitive(true)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(name));
     }
     let p: Vec<char> = pattern.to_lowercase().chars().collect();
     let n: Vec<char> = name.to_lowercase().chars().collect();
@@ -1032,6 +1037,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let v = dir.path();
         write(v, "brain/Top.md", "# top\n");
+        write(v, "brain/Secret.md", "# secret\n");
         write(v, "brain/deep/Secret.md", "# deep\n");
         write(v, "brain/a/b/Deeper.md", "# deeper\n");
         write(v, "reference/x/Deep.md", "# ref\n");
@@ -1040,7 +1046,12 @@ mod tests {
         let e = policy(v, &["brain/*.md", "reference/", "plans/P*.md"]);
         assert_eq!(
             rels(&e.visible_files()),
-            ["brain/Top.md", "plans/Plan.md", "reference/x/Deep.md"]
+            [
+                "brain/Secret.md",
+                "brain/Top.md",
+                "plans/Plan.md",
+                "reference/x/Deep.md"
+            ]
         );
         assert!(e.may_read("brain/Top.md").is_ok());
         assert_eq!(
@@ -1054,6 +1065,15 @@ mod tests {
         assert!(wildcard_match("*.md", "A.MD"));
         assert!(wildcard_match("a*b?.md", "axxbc.md"));
         assert!(!wildcard_match("a*b?.md", "axxb.md"));
+        // Classes and alternatives are glob syntax, never "every name".
+        assert!(wildcard_match("{Patterns,Gotchas}.md", "gotchas.md"));
+        assert!(!wildcard_match("{Patterns,Gotchas}.md", "Salary.md"));
+        assert!(wildcard_match("[PG]*.md", "Patterns.md"));
+        assert!(!wildcard_match("[PG]*.md", "Salary.md"));
+        assert!(!wildcard_match("{broken.md", "{broken.md"));
+        let e = policy(v, &["brain/{Top,Gone}.md"]);
+        assert_eq!(rels(&e.visible_files()), ["brain/Top.md"]);
+        assert_eq!(e.may_read("brain/Secret.md"), Err(Denied::OutsideRoots));
         assert_eq!(root_folder("brain/*.md"), "brain");
         assert_eq!(root_folder("work/active"), "work/active");
     }
