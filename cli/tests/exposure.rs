@@ -551,3 +551,56 @@ fn every_folder_holding_memories_is_withheld_from_note_surfaces() {
     let (text, _, _) = c.call("get", json!({"path": "brain/North Star.md"}));
     assert!(!text.contains("No visible note"), "{text}");
 }
+
+#[test]
+fn text_indexed_while_a_note_was_private_never_reaches_an_agent() {
+    let f = Fixture::new();
+    f.write(
+        "work/active/Redact Me.md",
+        "---\nprivate: true\n---\n# Redact Me\n\nThe acquisition target is PELICANCORP at 40 dollars a share.\n",
+    );
+    f.write(
+        "work/active/Open Plan.md",
+        "# Open Plan\n\nWe ship the HERONFEATURE in March.\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    // Both notes change on disk without an update: one becomes public with the secret cut, the
+    // other keeps being public.
+    f.write(
+        "work/active/Redact Me.md",
+        "# Redact Me\n\nNothing to see here any more.\n",
+    );
+    f.write(
+        "work/active/Open Plan.md",
+        "# Open Plan\n\nWe ship the HERONFEATURE in April.\n",
+    );
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "PELICANCORP acquisition target"}}),
+    );
+    assert!(!m.to_string().contains("PELICANCORP"), "{m}");
+    let m = c.request(
+        "tools/call",
+        json!({"name": "query", "arguments": {"searches": [{"type": "lex", "query": "PELICANCORP"}]}}),
+    );
+    assert!(!m.to_string().contains("PELICANCORP"), "{m}");
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "HERONFEATURE"}}),
+    );
+    assert!(
+        m.to_string().contains("Open Plan"),
+        "a public note stays served: {m}"
+    );
+    drop(c);
+    // Once indexed again, the note is served with its new text.
+    assert!(f.run(&["update", "-q"]).status.success());
+    let mut c = Client::start(&f.vault, &repo);
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "Nothing to see here any more"}}),
+    );
+    assert!(m.to_string().contains("Redact Me"), "{m}");
+}

@@ -340,7 +340,15 @@ impl Exposure {
             .collect()
     }
 
-    fn check(&self, rel: &str, reals: &RealPaths) -> Result<PathBuf, Denied> {
+    /// Whether the rules that look only at the path admit `rel` (a markdown name, not in a
+    /// memory store, under a root, no hidden segment below it, not never-exposed): what may
+    /// be said of a path that is gone, such as where a renamed note came from.
+    pub fn path_admitted(&self, rel: &str) -> bool {
+        self.path_rules(rel).is_ok()
+    }
+
+    /// The path-only rules of [`Exposure::check`]; answers the path's segments and its root.
+    fn path_rules<'r>(&self, rel: &'r str) -> Result<(Vec<&'r str>, &str), Denied> {
         let segs = rel_segments(rel)?;
         let name = *segs.last().ok_or(Denied::Missing)?;
         if !crate::markdown::is_markdown_name(name) {
@@ -360,6 +368,11 @@ impl Exposure {
         if self.is_never_exposed(name) {
             return Err(Denied::NeverExposed);
         }
+        Ok((segs, root))
+    }
+
+    fn check(&self, rel: &str, reals: &RealPaths) -> Result<PathBuf, Denied> {
+        let (segs, root) = self.path_rules(rel)?;
         let real =
             fs::canonicalize(self.vault_root.join(segs.join("/"))).map_err(|_| Denied::Missing)?;
         let root_real = reals.root(&self.vault_root, root).ok_or(Denied::Missing)?;
@@ -531,6 +544,17 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
 /// recall serves, under its scope, wherever the file lies.
 pub fn is_private(head: &str) -> bool {
     !matches!(frontmatter::privacy(head), Privacy::Public)
+}
+
+/// Whether a note's whole text is withheld from agents, judged as [`note_verdict`] judges a
+/// file: on its first 64,000 characters, private or an agent memory or a frontmatter that does
+/// not close or parse.
+pub(crate) fn text_withheld(text: &str) -> bool {
+    let head = match text.char_indices().nth(LONG_HEAD_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
+    is_private(head)
 }
 
 /// Whether the note at `path` must be withheld as private.
@@ -1030,6 +1054,26 @@ mod tests {
                 "memories",
             ]
         );
+    }
+
+    #[test]
+    fn a_path_that_is_gone_is_admitted_by_the_path_rules_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Exposure::with_roots(
+            dir.path(),
+            strings(&["work/active"]),
+            strings(&["SOUL.md"]),
+            "memories",
+        );
+        assert!(e.path_admitted("work/active/Gone.md"));
+        assert!(!e.path_admitted("work/active/soul.md"), "never exposed");
+        assert!(!e.path_admitted("work/active/.drafts/Gone.md"), "hidden");
+        assert!(
+            !e.path_admitted("work/archive/Gone.md"),
+            "outside the roots"
+        );
+        assert!(!e.path_admitted("memories/Gone.md"), "a memory");
+        assert!(!e.path_admitted("work/active/../x.md"));
     }
 
     #[test]

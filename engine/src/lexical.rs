@@ -281,6 +281,29 @@ impl Lexical {
         Ok(out)
     }
 
+    /// Whether the note at `path` was withheld from agents when it was indexed (a marker
+    /// document, [`crate::Note::withheld`]): its indexed text must not reach an agent even when
+    /// the file on disk may be read now. Two term lookups.
+    pub(crate) fn indexed_withheld(&self, path: &str) -> Result<bool> {
+        use tantivy::collector::Count;
+        use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+        use tantivy::schema::IndexRecordOption;
+        let term =
+            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                term(Term::from_field_u64(self.fields.kind, KIND_WITHHELD)),
+            ),
+            (
+                Occur::Must,
+                term(Term::from_field_text(self.fields.path, path)),
+            ),
+        ]);
+        self.refresh()?;
+        Ok(self.reader.searcher().search(&q, &Count)? > 0)
+    }
+
     /// The index files whose checksum does not match their content (reads every file).
     pub fn damaged_files(&self) -> Result<Vec<String>> {
         let mut out: Vec<String> = self
@@ -364,6 +387,7 @@ impl Lexical {
     /// The statistics of note documents and of chunk documents in `searcher`.
     fn kind_stats<'a>(&self, searcher: &'a Searcher) -> Result<(KindStats<'a>, KindStats<'a>)> {
         let notes = searcher.doc_freq(&Term::from_field_u64(self.fields.kind, KIND_NOTE))?;
+        let markers = searcher.doc_freq(&Term::from_field_u64(self.fields.kind, KIND_WITHHELD))?;
         let all: u64 = searcher
             .segment_readers()
             .iter()
@@ -376,7 +400,7 @@ impl Lexical {
             },
             KindStats {
                 searcher,
-                docs: all.saturating_sub(notes),
+                docs: all.saturating_sub(notes + markers),
             },
         ))
     }

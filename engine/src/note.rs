@@ -60,6 +60,11 @@ pub struct Note {
     pub body: String,
     /// 1-based file line number of the first line of `body`.
     pub body_start_line: usize,
+    /// Whether agents may not be served this text ([`crate::exposure::text_withheld`]: marked
+    /// private, an agent memory, or a frontmatter that does not close or parse). The index
+    /// keeps the verdict, so a snapshot taken while a note was withheld never reaches an agent,
+    /// even after the file has changed and before it is indexed again.
+    pub withheld: bool,
 }
 
 /// Outcome of [`parse_note`]: the note plus anything worth warning about.
@@ -222,6 +227,7 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
             headings,
             links,
             frontmatter,
+            withheld: crate::exposure::text_withheld(text),
             body: body.to_string(),
             body_start_line,
         },

@@ -544,7 +544,7 @@ impl<'v> Scoped<'v> {
             let renamed: Vec<Rename> = c
                 .renamed
                 .iter()
-                .filter(|r| ex.may_read(&r.to).is_ok() && ex.matched_root(&r.from).is_some())
+                .filter(|r| ex.may_read(&r.to).is_ok() && ex.path_admitted(&r.from))
                 .cloned()
                 .collect();
             not_shown += c.renamed.len() - renamed.len();

@@ -13,6 +13,9 @@ use super::tokenizer;
 pub(super) const KIND_NOTE: u64 = 1;
 /// `kind` of a chunk document.
 pub(super) const KIND_CHUNK: u64 = 0;
+/// `kind` of a marker document (a path and this kind, nothing else): the note at that path was
+/// withheld from agents when it was indexed ([`crate::Note::withheld`]).
+pub(super) const KIND_WITHHELD: u64 = 2;
 
 /// Schema fields, resolved once.
 #[derive(Debug, Clone, Copy)]
@@ -22,7 +25,7 @@ pub(crate) struct Fields {
     /// Both kinds: the first path segment (`memories` for `memories/2026/07/x.md`; empty at the
     /// root).
     pub(super) folder: Field,
-    /// Both kinds: [`KIND_NOTE`] or [`KIND_CHUNK`].
+    /// [`KIND_NOTE`], [`KIND_CHUNK`] or [`KIND_WITHHELD`].
     pub(super) kind: Field,
     // Note documents.
     pub(super) path_text: Field,

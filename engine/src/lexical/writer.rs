@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Fields, KIND_CHUNK, KIND_NOTE, chunk_key, embed_text, tokenizer};
+use super::{Fields, KIND_CHUNK, KIND_NOTE, KIND_WITHHELD, chunk_key, embed_text, tokenizer};
 use tantivy::{IndexWriter, Term, doc};
 
 use crate::chunk::Chunk;
@@ -241,6 +241,13 @@ impl LexicalWriter {
             f.idents => tokenizer::identifier_words(&[&note.title, &aliases, &meta, &note.body]),
         ))
         .map_err(|e| self.failed(e))?;
+        if note.withheld {
+            w.add_document(doc!(
+                f.path => note.path.as_str(),
+                f.kind => KIND_WITHHELD,
+            ))
+            .map_err(|e| self.failed(e))?;
+        }
         for c in chunks {
             w.add_document(doc!(
                 f.path => note.path.as_str(),

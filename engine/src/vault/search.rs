@@ -191,8 +191,9 @@ impl Vault {
     /// [`Vault::query`] keeping only hits whose note `keep` admits: the fused ranking is
     /// walked best first and only the first `limit` kept hits are completed for display, so a
     /// scoped search pays snippets and checks for what it returns, not for its over-fetch.
-    /// Answers the kept hits, how many were passed over before the last one kept (withheld),
-    /// and how many the ranking held (total).
+    /// A note withheld from agents when it was indexed is passed over too, whatever the file
+    /// says now ([`crate::Note::withheld`]). Answers the kept hits, how many were passed over
+    /// before the last one kept (withheld), and how many the ranking held (total).
     pub(crate) fn query_kept(
         &self,
         embedder: Option<&dyn Embedder>,
@@ -206,11 +207,14 @@ impl Vault {
         let total = fused.len();
         let mut withheld = 0;
         let mut hits = Vec::with_capacity(limit.min(total));
+        // A note that was withheld when indexed is left out even when it may be read now: its
+        // indexed text (the snippet, the title) is the withheld one.
+        let lexical = self.lexical()?;
         for h in fused {
             if hits.len() >= limit {
                 break;
             }
-            if keep(&h.hit.path) {
+            if keep(&h.hit.path) && !lexical.indexed_withheld(&h.hit.path)? {
                 hits.push(h);
             } else {
                 withheld += 1;

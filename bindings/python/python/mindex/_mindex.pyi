@@ -37,6 +37,7 @@ class Memory:
     origin: Optional[str]
     date: Optional[str]
     superseded_by: list[str]
+    superseded_unseen: int
     flags: list[str]
     why: Optional[str]
 
