@@ -283,7 +283,7 @@ enum Command {
         #[arg(long)]
         no_vectors: bool,
     },
-    /// What an agent session sees: caller, memory store, exposed roots, index; with warnings.
+    /// What an agent session sees (the owner's view): caller, memory store, exposed roots, index; with warnings.
     Health,
     /// Keep the index current while notes change: filesystem events drive debounced incremental
     /// updates (every editor's save pattern is handled; missed events are caught by a periodic

@@ -356,7 +356,9 @@ mindex_error *mindex_vault_record_work(const mindex_vault *vault,
                                        size_t input_json_len,
                                        mindex_string **out);
 
-// What an agent session sees of the vault as `caller` (NULL: anonymous), as JSON.
+// The owner's view of what an agent session as `caller` (NULL: anonymous) sees of the vault,
+// as JSON: its warnings may name memories the caller cannot recall (the MCP `health` tool
+// serves the agent's own view, which counts them instead).
 //
 // # Safety
 // `vault` live; strings as in the conventions; `out` valid for writes.
