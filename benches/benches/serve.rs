@@ -11,7 +11,8 @@
 //! Run with `benches/run-serve.sh` (or build `mindex-cli` in release and `cargo bench -p
 //! mindex-benches --bench serve`). Environment: `MINDEX_BENCH_NOTES` (default 10000),
 //! `MINDEX_BENCH_CLIENTS` (50), `MINDEX_BENCH_SECONDS` (20, each phase),
-//! `MINDEX_BENCH_PACE_MS` (500).
+//! `MINDEX_BENCH_PACE_MS` (500), `MINDEX_BENCH_WRITE_EVERY` (10: every 10th call is a
+//! `remember`; 0: searches only).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -149,6 +150,7 @@ fn run_client(
         }
     };
     let mut rng = Rng::new(1000 + n as u64);
+    let write_every = mindex_benches::env_usize("MINDEX_BENCH_WRITE_EVERY", 10) as u64;
     let mut i = 0u64;
     let first = Instant::now()
         + pace.map_or(Duration::ZERO, |p| {
@@ -166,7 +168,7 @@ fn run_client(
             std::thread::sleep(wait);
         }
         i += 1;
-        let (tool, args, title) = if i.is_multiple_of(10) {
+        let (tool, args, title) = if write_every > 0 && i.is_multiple_of(write_every) {
             let title = format!("Load lesson {n}-{i}");
             let words: Vec<String> = (0..12).map(|j| format!("w{n}x{i}y{j}")).collect();
             (

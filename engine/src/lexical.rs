@@ -420,6 +420,27 @@ fn meta_key(dir: &Path) -> Result<MetaKey> {
     Ok((modified, meta.len(), ino))
 }
 
+/// The `path` column of each segment of `searcher` (in segment order), for [`path_at`].
+fn path_columns(searcher: &Searcher) -> Vec<Option<tantivy::columnar::StrColumn>> {
+    searcher
+        .segment_readers()
+        .iter()
+        .map(|s| s.fast_fields().str("path").ok().flatten())
+        .collect()
+}
+
+/// The note path of the document at `addr`, read from its segment's `path` column (no stored
+/// document is decompressed); `None` when the column cannot say.
+fn path_at(
+    columns: &[Option<tantivy::columnar::StrColumn>],
+    addr: tantivy::DocAddress,
+) -> Option<String> {
+    let column = columns.get(addr.segment_ord as usize)?.as_ref()?;
+    let ord = column.term_ords(addr.doc_id).next()?;
+    let mut path = String::new();
+    column.ord_to_str(ord, &mut path).ok()?.then_some(path)
+}
+
 fn text_of(doc: &TantivyDocument, field: Field) -> String {
     doc.get_first(field)
         .and_then(|v| v.as_str())

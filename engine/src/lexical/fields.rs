@@ -3,7 +3,7 @@
 
 use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{
-    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{Index, Searcher, Term};
 
@@ -157,7 +157,9 @@ pub(super) fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let fields = Fields {
-        path: b.add_text_field("path", STRING | STORED),
+        // A fast column too: ranking reads the path of each candidate note from it, not from
+        // the compressed document store.
+        path: b.add_text_field("path", STRING | STORED | FAST),
         folder: b.add_text_field("folder", STRING),
         kind: b.add_u64_field("kind", INDEXED),
         path_text: b.add_text_field("path_text", plain.clone()),

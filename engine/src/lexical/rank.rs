@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::{
     Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, identifier_terms,
-    names_identifiers, snippet, text_of, tokenizer, u64_of,
+    names_identifiers, path_at, path_columns, snippet, text_of, tokenizer, u64_of,
 };
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -124,11 +124,17 @@ impl Lexical {
             } else {
                 continue;
             };
-            let Some(doc) = doc else { continue };
+            let Some(doc) = doc else {
+                // A note without chunks (an empty body): its title from its note document.
+                if hit.title.is_empty() {
+                    hit.title = self.note_title(searcher, &hit.path)?;
+                }
+                continue;
+            };
+            // The title comes with the chunk (every chunk document holds its note's title).
             let full = self.hit_from_chunk(&doc, Some(&terms));
             *hit = Hit {
                 path: std::mem::take(&mut hit.path),
-                title: std::mem::take(&mut hit.title),
                 score: hit.score,
                 exact: hit.exact,
                 ..full
@@ -200,6 +206,7 @@ impl Lexical {
         tiers.push((any, false));
         let mut seen: HashSet<String> = HashSet::new();
         let mut out = Vec::new();
+        let paths = path_columns(searcher);
         for (q, exact) in tiers {
             let q: Box<dyn Query> = match folder {
                 None => q,
@@ -234,11 +241,15 @@ impl Lexical {
                 if tier.len() >= need && tier.last().is_some_and(|n: &RankedNote| score < n.score) {
                     break;
                 }
-                let doc: TantivyDocument = searcher.doc(addr)?;
-                let path = text_of(&doc, f.path);
+                // The path from its column; the title is filled in with the note's best chunk
+                // (only the notes shown need one).
+                let path = match path_at(&paths, addr) {
+                    Some(path) => path,
+                    None => text_of(&searcher.doc::<TantivyDocument>(addr)?, f.path),
+                };
                 if !seen.contains(&path) {
                     tier.push(RankedNote {
-                        title: text_of(&doc, f.title),
+                        title: String::new(),
                         path,
                         score,
                         exact,
@@ -255,6 +266,25 @@ impl Lexical {
             }
         }
         Ok(out)
+    }
+
+    /// The title of the note at `path`, from its note document (empty when it has none).
+    fn note_title(&self, searcher: &Searcher, path: &str) -> Result<String> {
+        let f = &self.fields;
+        let term =
+            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
+        let q = BooleanQuery::new(vec![
+            (Occur::Must, term(Term::from_field_text(f.path, path))),
+            (
+                Occur::Must,
+                term(Term::from_field_u64(f.kind, super::KIND_NOTE)),
+            ),
+        ]);
+        let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
+        Ok(match top.first() {
+            Some((_, addr)) => text_of(&searcher.doc::<TantivyDocument>(*addr)?, f.title),
+            None => String::new(),
+        })
     }
 
     /// The chunk document of `path` that best matches `query` (chunk statistics); the first
