@@ -490,6 +490,18 @@ fn a_private_project_note_gives_no_platforms() {
     let mut c = Client::start(&f.vault, &repo);
     let (text, _, _) = c.call("health", json!({}));
     assert!(!text.contains("zeus"), "{text}");
+    // A never-exposed name is passed over the same way.
+    let manifest = f.vault.join("vault-manifest.json");
+    let mut m: Value = serde_json::from_slice(&fs::read(&manifest).unwrap()).unwrap();
+    m["mcp_never_expose"] = json!(["gamma.md"]);
+    fs::write(&manifest, m.to_string()).unwrap();
+    f.write(
+        "work/active/Gamma.md",
+        "---\nplatforms: [ios, secret-watch-prototype]\n---\n# Gamma\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let h = f.json(&["health", "--caller", "gamma"]);
+    assert_eq!(h["caller"]["platforms"], json!([]), "{h}");
 }
 
 #[test]
@@ -510,11 +522,15 @@ fn every_folder_holding_memories_is_withheld_from_note_surfaces() {
     assert!(stored.starts_with("memories/"), "{r}");
     // More captures elsewhere move the store (discovered root) away from `memories/`, and one
     // capture sits in an exposed folder.
-    for (i, dir) in ["thinking/old", "thinking/old", "brain"].iter().enumerate() {
+    for (i, dir) in ["thinking/old", "thinking/old", "brain", "brain"]
+        .iter()
+        .enumerate()
+    {
+        let source = if i == 3 { "hand-filed" } else { "mcp-capture" };
         f.write(
             &format!("{dir}/Capture {i}.md"),
             &format!(
-                "---\nsource: mcp-capture\nscope: project\nprojects: [alpha]\n---\n# Capture {i}\n\nCAPTURETOKEN{i} kept for alpha only.\n"
+                "---\nsource: {source}\nscope: project\nprojects: [alpha]\n---\n# Capture {i}\n\nCAPTURETOKEN{i} kept for alpha only.\n"
             ),
         );
     }
@@ -523,7 +539,12 @@ fn every_folder_holding_memories_is_withheld_from_note_surfaces() {
     assert!(h.to_string().contains("thinking"), "the store moved: {h}");
     let repo = f.repo("beta");
     let mut c = Client::start(&f.vault, &repo);
-    for q in ["PAYROLLVENDOR", "CAPTURETOKEN0", "CAPTURETOKEN2"] {
+    for q in [
+        "PAYROLLVENDOR",
+        "CAPTURETOKEN0",
+        "CAPTURETOKEN2",
+        "CAPTURETOKEN3",
+    ] {
         let m = c.request(
             "tools/call",
             json!({"name": "search", "arguments": {"query": q, "limit": 50}}),
@@ -537,6 +558,7 @@ fn every_folder_holding_memories_is_withheld_from_note_surfaces() {
     for rel in [
         stored.as_str(),
         "brain/Capture 2.md",
+        "brain/Capture 3.md",
         "thinking/old/Capture 0.md",
     ] {
         let (text, _, _) = c.call("get", json!({"path": rel}));
@@ -603,4 +625,106 @@ fn text_indexed_while_a_note_was_private_never_reaches_an_agent() {
         json!({"name": "search", "arguments": {"query": "Nothing to see here any more"}}),
     );
     assert!(m.to_string().contains("Redact Me"), "{m}");
+}
+
+#[test]
+fn links_warnings_and_link_targets_indexed_while_withheld_never_reach_an_agent() {
+    use std::os::unix::fs::symlink;
+    let f = Fixture::new();
+    f.write(
+        "brain/Kestrel Plan.md",
+        "---\nprivate: true\nosprey-layoffs-2027: a\nosprey-layoffs-2027: b\n---\n# Kestrel Plan\n\nSee [[Osprey Severance Roster]].\n",
+    );
+    f.write(
+        "secret/Severance.md",
+        "# Severance\n\nThe OSPREYBUDGET is 4.2M.\n",
+    );
+    f.write(
+        "brain/Harmless.md",
+        "# Harmless\n\nNothing here but HERONWORD.\n",
+    );
+    symlink(
+        f.vault.join("secret/Severance.md"),
+        f.vault.join("brain/Link.md"),
+    )
+    .unwrap();
+    assert!(f.run(&["update", "-q"]).status.success());
+    // Without an update: the private note turns public with no links, and the link is
+    // pointed at a harmless note.
+    f.write(
+        "brain/Kestrel Plan.md",
+        "# Kestrel Plan\n\nNothing to plan.\n",
+    );
+    fs::remove_file(f.vault.join("brain/Link.md")).unwrap();
+    symlink(
+        f.vault.join("brain/Harmless.md"),
+        f.vault.join("brain/Link.md"),
+    )
+    .unwrap();
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, _, _) = c.call("expand", json!({"note": "Kestrel Plan"}));
+    assert!(
+        !text.contains("Osprey"),
+        "links of the private text: {text}"
+    );
+    let (text, data, _) = c.call("status", json!({}));
+    assert!(
+        !text.contains("osprey") && !data.to_string().contains("osprey"),
+        "{text}"
+    );
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "OSPREYBUDGET"}}),
+    );
+    assert!(!m.to_string().contains("OSPREYBUDGET"), "{m}");
+    let (text, _, _) = c.call("get", json!({"path": "brain/Link.md"}));
+    assert!(
+        text.contains("HERONWORD"),
+        "the link itself is served: {text}"
+    );
+}
+
+#[test]
+fn health_names_only_memories_recall_serves() {
+    let f = Fixture::new();
+    let wide = "Postgres vacuum runs nightly";
+    let r = remember(
+        &f,
+        "gamma",
+        &[
+            "--scope",
+            "general",
+            "--title",
+            wide,
+            "--body",
+            "The nightly vacuum job keeps every Postgres cluster healthy across all of our services.",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let path = f.vault.join(r["path"].as_str().unwrap());
+    let r = remember(
+        &f,
+        "alpha",
+        &[
+            "--title",
+            "Alpha vacuum is tuned per cluster size",
+            "--body",
+            "For alpha the vacuum thresholds are tuned per cluster size instead of a nightly run.",
+            "--supersedes",
+            wide,
+        ],
+    );
+    assert_eq!(r["superseded"], json!([wide]), "{r}");
+    // The retired memory carries a broken promotion marker.
+    let md = fs::read_to_string(&path).unwrap();
+    let md = md.replacen("---\n", "---\npromoted: \"brain/Nope#^om-a1b2c3\"\n", 1);
+    fs::write(&path, md).unwrap();
+    let repo = f.repo("beta");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, data, _) = c.call("health", json!({}));
+    assert!(
+        !text.contains("vacuum") && !data.to_string().contains("vacuum"),
+        "{text}"
+    );
 }

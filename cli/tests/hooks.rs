@@ -342,6 +342,72 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
     );
 }
 
+/// A memory is never listed or named by the briefing, wherever it lies: a capture copied out of
+/// the store, a hand-filed one, and a commit subject naming a file of the store.
+#[test]
+fn the_briefing_never_names_a_memory_wherever_it_lies() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"memory_root": "memories"}"#,
+    );
+    let capture = |title: &str, source: &str| {
+        format!(
+            "---\nsource: {source}\nscope: project\nprojects: [\"alpha\"]\n---\n# {title}\n\n- [ ] TASK of {title}\n"
+        )
+    };
+    write(
+        root,
+        "memories/2026/12/2026-12-07 Alpha payroll cutover.md",
+        &capture("Alpha payroll cutover", "mcp-capture"),
+    );
+    write(
+        root,
+        "work/active/Kafka acquisition secret.md",
+        &capture("Kafka acquisition secret", "mcp-capture"),
+    );
+    write(
+        root,
+        "work/active/Hand filed lesson.md",
+        &capture("Hand filed lesson", "hand-filed"),
+    );
+    write(
+        root,
+        "work/active/Kafka retry notes.md",
+        "# Kafka retry notes\n- [ ] FINETASK\n",
+    );
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(root)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "commit",
+        "-qm",
+        "remember: 2026-12-07 Alpha payroll cutover.md",
+    ]);
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("FINETASK"), "{ctx}");
+    assert!(
+        ctx.contains("(1 commit(s) naming withheld notes not shown)"),
+        "{ctx}"
+    );
+    for hidden in ["payroll", "Kafka acquisition", "Hand filed", "TASK of"] {
+        assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
+    }
+    // The store's capture is still counted by the hygiene scan, not listed.
+    let out = post(root, "work/active/Kafka retry notes.md");
+    assert!(!out.contains("Kafka acquisition"), "{out}");
+}
+
 /// The briefing's privacy verdicts are cached by file stat (`privacy.cache` in the index
 /// folder, so a big vault is not re-read each session); a note edited to private leaves the
 /// briefing at once, even when the edit keeps its size and puts its mtime back.

@@ -540,7 +540,7 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
 /// ([`crate::markdown::frontmatter`]): a `private` key (any case) with any value but a plainly false one,
 /// or a `private` tag, marks the note; a block that does not parse is private (fail closed), and
 /// so is one that opens but does not close within the window ([`note_is_private`] re-reads a
-/// longer window before deciding). A `source: mcp-capture` marks an agent memory, which only
+/// longer window before deciding). A `source: mcp-capture` (or `hand-filed`) marks an agent memory, which only
 /// recall serves, under its scope, wherever the file lies.
 pub fn is_private(head: &str) -> bool {
     !matches!(frontmatter::privacy(head), Privacy::Public)
@@ -623,15 +623,17 @@ fn head_frontmatter_of(
 /// from memories) and notes without the key are passed over, so no agent write can add, change
 /// or cancel a project's platforms. No project or no such note gives an empty list.
 pub fn caller_platforms(vault_root: &Path, memory_root: &str, project: &str) -> Vec<String> {
-    caller_platforms_among(vault_root, memory_root, project, None)
+    caller_platforms_among(vault_root, memory_root, &[], project, None)
 }
 
-/// [`caller_platforms`], looking only at `candidates` (vault-relative paths of the notes named
+/// [`caller_platforms`], passing over notes whose name is in `never_expose` (lowercased, as
+/// [`Exposure::never_expose`] gives them) and looking only at `candidates` (vault-relative paths of the notes named
 /// `<project>.md`, e.g. from the index, in path order) when given, instead of walking the vault:
 /// what a long-lived server does on every call, whatever the vault's size.
 pub fn caller_platforms_among(
     vault_root: &Path,
     memory_root: &str,
+    never_expose: &[String],
     project: &str,
     candidates: Option<&[String]>,
 ) -> Vec<String> {
@@ -645,7 +647,10 @@ pub fn caller_platforms_among(
     let mut items = Vec::new();
     let mut visit = |rel: &str, abs: &Path| -> bool {
         let segs: Vec<&str> = rel.split('/').collect();
-        if starts_with_segments(&segs, &mem) || last_segment(rel).to_lowercase() != wanted {
+        let name = last_segment(rel).to_lowercase();
+        // A never-exposed name is passed over like a private note: its platforms would reach
+        // agents that may not read it.
+        if starts_with_segments(&segs, &mem) || name != wanted || never_expose.contains(&name) {
             return false;
         }
         let Ok(Some(map)) = head_frontmatter(abs) else {

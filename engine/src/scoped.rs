@@ -449,11 +449,19 @@ impl<'v> Scoped<'v> {
         };
         let state = vault.state().ok().flatten();
         let max_bytes = vault.options().max_note_bytes;
+        // The state's links are those of the file as indexed: used only while the file is
+        // still that file (same size and mtime), else read from disk, so a note's links from
+        // when it was withheld (private, or another file behind a symlink) never show.
         let links_of = |f: &VisibleFile| -> Vec<String> {
-            if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel)) {
+            let path = vault.root().join(&f.rel);
+            if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel))
+                && fs::metadata(&path).is_ok_and(|m| {
+                    m.len() == ns.size && crate::walk::FileStat::of(&m).mtime_ns == ns.mtime_ns
+                })
+            {
                 return ns.links.iter().take(EXPAND_MAX_LINKS).cloned().collect();
             }
-            read_links(&vault.root().join(&f.rel), &f.rel, max_bytes)
+            read_links(&path, &f.rel, max_bytes)
         };
         let target = &visible[seed];
         let size = fs::metadata(vault.root().join(&target.rel)).map_or(0, |m| m.len());
@@ -527,6 +535,12 @@ impl<'v> Scoped<'v> {
     pub fn status(&self) -> Result<AgentStatus> {
         let st = self.vault.status()?;
         let ex = &self.ctx.exposure;
+        let lexical = self.vault.lexical().ok();
+        let indexed_withheld = |rel: &str| {
+            lexical
+                .as_ref()
+                .is_none_or(|l| l.indexed_withheld(rel).unwrap_or(true))
+        };
         let mut not_shown = 0usize;
         let mut changes = |c: &Changes| -> AgentChanges {
             let mut keep = |paths: &[String]| -> Vec<String> {
@@ -577,7 +591,8 @@ impl<'v> Scoped<'v> {
         let warnings: Vec<Warning> = st
             .warnings
             .iter()
-            .filter(|w| ex.may_read(&w.path).is_ok())
+            // A warning about the text as indexed while it was withheld says what it held.
+            .filter(|w| ex.may_read(&w.path).is_ok() && !indexed_withheld(&w.path))
             .map(|w| Warning {
                 message: self.scrub(&w.message),
                 ..w.clone()

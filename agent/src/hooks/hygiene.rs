@@ -203,11 +203,15 @@ impl Tree {
 
     /// Whether `text` names a withheld file: its name without `.md`, in any case, as a whole
     /// word (a commit subject such as "vault backup: Secret Merger.md"; "Plan" does not make
-    /// "planning" a mention).
+    /// "planning" a mention). The memory store's files count as withheld here: their names are their titles.
     pub(crate) fn names_withheld(&self, text: &str) -> bool {
         let text = text.to_lowercase();
         let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-        self.withheld.iter().any(|rel| {
+        let memories = self
+            .files_under(&self.memory_root)
+            .filter(|_| !self.memory_root.is_empty())
+            .map(|f| &f.rel);
+        self.withheld.iter().chain(memories).any(|rel| {
             let name = strip_md(name_of(rel)).to_lowercase();
             !name.is_empty()
                 && text.match_indices(&name).any(|(at, _)| {

@@ -24,7 +24,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::{Exposure, RealPaths, note_privacy, note_verdict};
+use super::{Exposure, RealPaths, note_verdict};
 use crate::markdown::frontmatter::Privacy;
 use crate::walk::FileStat;
 
@@ -44,7 +44,9 @@ pub const SETTLE_NS: i64 = 1_000_000_000;
 struct Entry {
     rel: String,
     stat: FileStat,
-    private: bool,
+    /// What the note's head said: [`Privacy::Public`], [`Privacy::Private`] or
+    /// [`Privacy::Capture`].
+    verdict: Privacy,
 }
 
 /// A file to judge, as a walk listed it.
@@ -107,19 +109,26 @@ impl Exposure {
                 let settled = f.stat.filter(|st| {
                     st.has_identity() && st.ctime_ns < scanned_ns.saturating_sub(SETTLE_NS)
                 });
+                // A memory outside the store is withheld like a private note; the store's own
+                // are kept (they are only counted, never listed).
+                let withheld = |verdict: Privacy| match verdict {
+                    Privacy::Public => false,
+                    Privacy::Capture => !crate::walk::is_within(rel, &self.memory_root),
+                    Privacy::Private | Privacy::Unclosed => true,
+                };
                 if let Some(st) = f.stat.filter(FileStat::has_identity)
                     && let Ok(i) = cached.binary_search_by(|e| e.rel.as_str().cmp(rel))
                     && cached[i].stat == st
                 {
-                    let private = cached[i].private;
+                    let verdict = cached[i].verdict;
                     let keep = settled.map(|stat| Entry {
                         rel: rel.to_string(),
                         stat,
-                        private,
+                        verdict,
                     });
-                    return (private, keep, true);
+                    return (withheld(verdict), keep, true);
                 }
-                let (private, read) = note_privacy(&self.vault_root.join(rel));
+                let (verdict, read) = note_verdict(&self.vault_root.join(rel));
                 // Kept only when the file read is the one listed: a path re-pointed or
                 // replaced between the listing and the read is judged again next time.
                 let keep = settled
@@ -127,9 +136,9 @@ impl Exposure {
                     .map(|stat| Entry {
                         rel: rel.to_string(),
                         stat,
-                        private,
+                        verdict,
                     });
-                (private, keep, false)
+                (withheld(verdict), keep, false)
             })
             .collect();
         if let Some(path) = cache_path {
@@ -216,7 +225,9 @@ pub(crate) fn note_verdict_settled(path: &Path) -> Privacy {
 
 /// The engine version, so that any release drops the verdicts of the one before.
 fn version_tag() -> &'static [u8] {
-    env!("CARGO_PKG_VERSION").as_bytes()
+    // The engine version, and the cache's own layout (2: a verdict byte that can say
+    // "memory").
+    concat!(env!("CARGO_PKG_VERSION"), "+2").as_bytes()
 }
 
 fn encode(entries: &[Entry]) -> Vec<u8> {
@@ -229,7 +240,11 @@ fn encode(entries: &[Entry]) -> Vec<u8> {
         body.extend_from_slice(&e.stat.ctime_ns.to_le_bytes());
         body.extend_from_slice(&e.stat.ino.to_le_bytes());
         body.extend_from_slice(&e.stat.dev.to_le_bytes());
-        body.push(u8::from(e.private));
+        body.push(match e.verdict {
+            Privacy::Public => 0,
+            Privacy::Private | Privacy::Unclosed => 1,
+            Privacy::Capture => 2,
+        });
     }
     let tag = version_tag();
     let mut out = Vec::with_capacity(body.len() + 40 + tag.len());
@@ -277,12 +292,13 @@ fn decode(b: &[u8]) -> Option<Vec<Entry>> {
             ino: r.u64()?,
             dev: r.u64()?,
         };
-        let private = match r.take(1)?[0] {
-            0 => false,
-            1 => true,
+        let verdict = match r.take(1)?[0] {
+            0 => Privacy::Public,
+            1 => Privacy::Private,
+            2 => Privacy::Capture,
             _ => return None,
         };
-        out.push(Entry { rel, stat, private });
+        out.push(Entry { rel, stat, verdict });
     }
     let sorted = out.windows(2).all(|w| w[0].rel < w[1].rel);
     (r.at == b.len() && sorted).then_some(out)
@@ -398,7 +414,7 @@ mod tests {
 
         // The cache is used: a verdict planted for an unchanged file is what comes back.
         let mut planted = cached.clone();
-        planted[1].private = true;
+        planted[1].verdict = Privacy::Private;
         crate::atomic::write_replace(&index.path().join(PRIVACY_CACHE_FILE), &encode(&planted))
             .unwrap();
         assert!(judge(&ex, root, index.path(), &rels, later)[2]);
@@ -555,7 +571,7 @@ mod tests {
                 ino: 4,
                 dev: 5,
             },
-            private: true,
+            verdict: Privacy::Private,
         };
         let good = encode(std::slice::from_ref(&e));
         assert_eq!(decode(&good), Some(vec![e.clone()]));

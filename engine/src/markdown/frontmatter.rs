@@ -198,8 +198,8 @@ pub(crate) enum Privacy {
     Private,
     /// The block opens but does not close within the text: read more before deciding.
     Unclosed,
-    /// Not private, but an agent memory (`source: mcp-capture`): it carries a scope, so it is
-    /// served only through recall, wherever it lies, never as a note.
+    /// Not private, but an agent memory (`source: mcp-capture` or `hand-filed`): it carries a
+    /// scope, so it is served only through recall, wherever it lies, never as a note.
     Capture,
 }
 
@@ -222,8 +222,14 @@ pub(crate) fn privacy_of(map: &Map<String, Value>) -> Privacy {
         map.iter()
             .filter(|(k, _)| k.trim().eq_ignore_ascii_case("source"))
             .any(|(_, v)| {
-                v.as_str()
-                    .is_some_and(|s| s.trim().eq_ignore_ascii_case(crate::memory::MEMORY_SOURCE))
+                v.as_str().is_some_and(|s| {
+                    [
+                        crate::memory::MEMORY_SOURCE,
+                        crate::memory::HAND_FILED_SOURCE,
+                    ]
+                    .iter()
+                    .any(|m| s.trim().eq_ignore_ascii_case(m))
+                })
             })
     };
     if marks_private(map) {

@@ -102,6 +102,7 @@ impl Vault {
             caller.platforms = crate::exposure::caller_platforms_among(
                 &self.root,
                 &ctx.memory_root.root,
+                ctx.exposure.never_expose(),
                 p,
                 candidates.as_deref(),
             );

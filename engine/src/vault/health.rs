@@ -126,10 +126,20 @@ impl Vault {
                 .iter()
                 .filter_map(|m| Some((m.path.as_str(), m.promoted.as_deref()?))),
         );
-        // Agents see memory files (whose names are their titles) only when they may recall them.
+        // Agents see memory files (whose names are their titles) only when recall serves them
+        // (in scope, and not retired by a correction they cannot see).
+        let served: HashSet<String> = if agent_view {
+            crate::memory::recall_from(&entries, caller, false)
+                .visible
+                .into_iter()
+                .map(|(m, _)| m.path.clone())
+                .collect()
+        } else {
+            HashSet::new()
+        };
         let nameable: HashSet<&str> = agent
             .iter()
-            .filter(|m| !agent_view || m.visible_to(caller))
+            .filter(|m| !agent_view || served.contains(&m.path))
             .map(|m| m.path.as_str())
             .collect();
         let mut unnamed = 0usize;

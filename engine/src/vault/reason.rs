@@ -146,7 +146,7 @@ impl Vault {
             explain: true,
             ..QueryOptions::default()
         };
-        let keep = |path: &str| ex.may_read(path).is_ok();
+        let keep = |path: &str| ex.may_read(path).ok();
         let (r, withheld, total) = self.query_kept(model, subs, &opts, limit, &keep)?;
         Ok(ScopedHits {
             hits: r.hits,

@@ -8,6 +8,8 @@ use crate::query::{
     QueryHit, QueryOptions, QueryResult, Stage, SubQuery, SubQueryKind, blend, fuse,
 };
 use crate::rerank::Reranker;
+use crate::state::StateView;
+use crate::walk::FileStat;
 
 impl Vault {
     /// Completes fused hits for display: each with the chunk and snippet of the sub-query that
@@ -200,7 +202,7 @@ impl Vault {
         subqueries: &[SubQuery],
         opts: &QueryOptions,
         limit: usize,
-        keep: &dyn Fn(&str) -> bool,
+        keep: &dyn Fn(&str) -> Option<std::path::PathBuf>,
     ) -> Result<(QueryResult, usize, usize)> {
         let ranked = self.ranked_lists(embedder, subqueries, opts)?;
         let fused = fuse(&ranked.lists, opts);
@@ -208,13 +210,33 @@ impl Vault {
         let mut withheld = 0;
         let mut hits = Vec::with_capacity(limit.min(total));
         // A note that was withheld when indexed is left out even when it may be read now: its
-        // indexed text (the snippet, the title) is the withheld one.
+        // indexed text (the snippet, the title) is the withheld one. So is a note reached
+        // through a symlink whose target is no longer the file indexed: its indexed text is
+        // another file's.
         let lexical = self.lexical()?;
+        let vault_real = self.agent().exposure.vault_root().to_path_buf();
+        let mut state: Option<Option<StateView>> = None;
+        let mut indexed_here = |rel: &str, real: &std::path::Path| -> bool {
+            if real == vault_real.join(rel) {
+                return true;
+            }
+            let view =
+                state.get_or_insert_with(|| StateView::open(&self.state_path()).ok().flatten());
+            let (Some(view), Ok(meta)) = (view.as_ref(), std::fs::metadata(real)) else {
+                return false;
+            };
+            view.get(rel).is_some_and(|o| {
+                let st = view.stat(o);
+                st.size == meta.len() && st.mtime_ns == FileStat::of(&meta).mtime_ns
+            })
+        };
         for h in fused {
             if hits.len() >= limit {
                 break;
             }
-            if keep(&h.hit.path) && !lexical.indexed_withheld(&h.hit.path)? {
+            let kept = keep(&h.hit.path).is_some_and(|real| indexed_here(&h.hit.path, &real))
+                && !lexical.indexed_withheld(&h.hit.path)?;
+            if kept {
                 hits.push(h);
             } else {
                 withheld += 1;
