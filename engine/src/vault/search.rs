@@ -243,6 +243,14 @@ impl Vault {
             }
         }
         self.fill_query_hits(&mut hits, subqueries, &ranked.lists)?;
+        // Filling reads the latest commit: a note made private and indexed again since it was
+        // kept is judged again on what was filled, and left out.
+        let before = hits.len();
+        hits.retain(|h| {
+            keep(&h.hit.path).is_some()
+                && matches!(lexical.indexed_withheld(&h.hit.path), Ok(false))
+        });
+        withheld += before - hits.len();
         let result = QueryResult {
             hits,
             used: ranked.used,
