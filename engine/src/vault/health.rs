@@ -73,7 +73,7 @@ impl Vault {
         let mr = &ctx.memory_root;
         if mr.healed {
             warnings.push(format!(
-                "Memories are in \"{}/\" but the manifest says \"{}\": the store is read from where they are; set memory_root in vault-manifest.json to silence this.",
+                "Memories are in \"{}/\" but the manifest says \"{}\": the store is read from where they are, and both folders are withheld from agents as notes; set memory_root in vault-manifest.json to silence this.",
                 mr.root,
                 ctx.manifest.memory_root()
             ));
