@@ -98,17 +98,9 @@ impl Default for ServeOptions {
 }
 
 /// The default tokens file: `$XDG_CONFIG_HOME/mindex/serve-tokens`, else
-/// `~/.config/mindex/serve-tokens`.
+/// `~/.config/mindex/serve-tokens` ([`mindex::home::config_dir`]).
 pub fn default_tokens_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })?;
-    Some(base.join("mindex").join("serve-tokens"))
+    Some(mindex::home::config_dir()?.join("serve-tokens"))
 }
 
 /// The bearer tokens of `mindex serve`, each naming a caller: a text file, one `CALLER TOKEN`

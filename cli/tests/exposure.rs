@@ -728,3 +728,42 @@ fn health_names_only_memories_recall_serves() {
         "{text}"
     );
 }
+
+#[test]
+fn binary_notes_and_reasoning_records_are_never_served_as_notes() {
+    let f = Fixture::new();
+    // A private note saved as UTF-16: the index skips it as binary; no agent reads it.
+    let utf16: Vec<u8> = "---\nprivate: true\n---\n# Utf16\n\nUTFSECRET\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let p = f.vault.join("work/active/Utf16 Note.md");
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(&p, utf16).unwrap();
+    // One caller's question to `reason`, recorded in an exposed folder.
+    f.write(
+        "thinking/reasoning/2026-12-07T00-00-00-000Z.md",
+        "---\nsource: mcp-reason\nconfidence: inferred\n---\n# Why did REASONQUESTION fail\n\nREASONANSWER\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, _, _) = c.call("get", json!({"path": "work/active/Utf16 Note.md"}));
+    assert!(!text.contains('\0') && !text.contains("U\0T"), "{text}");
+    let (text, _, _) = c.call(
+        "get",
+        json!({"path": "thinking/reasoning/2026-12-07T00-00-00-000Z.md"}),
+    );
+    assert!(!text.contains("REASONANSWER"), "{text}");
+    let m = c.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "REASONANSWER"}}),
+    );
+    assert!(!m.to_string().contains("REASONANSWER"), "{m}");
+    let m = c.request("resources/list", json!({}));
+    let listed = m.to_string();
+    assert!(
+        !listed.contains("Utf16") && !listed.contains("REASONQUESTION"),
+        "{m}"
+    );
+}

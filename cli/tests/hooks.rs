@@ -400,7 +400,23 @@ fn the_briefing_never_names_a_memory_wherever_it_lies() {
         ctx.contains("(1 commit(s) naming withheld notes not shown)"),
         "{ctx}"
     );
-    for hidden in ["payroll", "Kafka acquisition", "Hand filed", "TASK of"] {
+    // An oversized memory in the store is not named among the oversized notes.
+    write(
+        root,
+        "memories/2026/12/2026-12-07 Orion rollout confidential checklist.md",
+        &format!(
+            "---\nsource: mcp-capture\n---\n# Orion rollout confidential checklist\n\n{}\n",
+            "step ".repeat(6_000)
+        ),
+    );
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    for hidden in [
+        "payroll",
+        "Kafka acquisition",
+        "Hand filed",
+        "TASK of",
+        "Orion",
+    ] {
         assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
     }
     // The store's capture is still counted by the hygiene scan, not listed.

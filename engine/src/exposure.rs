@@ -239,7 +239,7 @@ impl Exposure {
         &self.memory_roots
     }
 
-    /// The never-expose file names, lowercased.
+    /// The never-expose file names, composed (NFC) and lowercased.
     pub fn never_expose(&self) -> &[String] {
         &self.never_expose
     }
@@ -257,7 +257,7 @@ impl Exposure {
 
     /// Whether a file name (or the last segment of a path, `\` read as `/`) is never exposed.
     pub fn is_never_exposed(&self, rel: &str) -> bool {
-        let name = last_segment(rel).to_lowercase();
+        let name = name_key(last_segment(rel));
         !name.is_empty() && self.never_expose.contains(&name)
     }
 
@@ -550,11 +550,7 @@ pub fn is_private(head: &str) -> bool {
 /// file: on its first 64,000 characters, private or an agent memory or a frontmatter that does
 /// not close or parse.
 pub(crate) fn text_withheld(text: &str) -> bool {
-    let head = match text.char_indices().nth(LONG_HEAD_CHARS) {
-        Some((cut, _)) => &text[..cut],
-        None => text,
-    };
-    is_private(head)
+    is_private(crate::markdown::whole_lines_head(text, LONG_HEAD_CHARS))
 }
 
 /// Whether the note at `path` must be withheld as private.
@@ -611,6 +607,10 @@ fn head_frontmatter_of(
         Privacy::Unclosed => crate::markdown::head_of(file, LONG_HEAD_CHARS).ok_or(())?,
         _ => head,
     };
+    // A binary file (UTF-16, say) cannot be judged: withheld, as the index skips it.
+    if crate::markdown::looks_binary(head.as_bytes()) {
+        return Err(());
+    }
     frontmatter::parse_text(&head).map_err(|_| ())
 }
 
@@ -648,9 +648,10 @@ pub fn caller_platforms_among(
     let mut visit = |rel: &str, abs: &Path| -> bool {
         let segs: Vec<&str> = rel.split('/').collect();
         let name = last_segment(rel).to_lowercase();
+        let never_exposed = never_expose.contains(&name_key(last_segment(rel)));
         // A never-exposed name is passed over like a private note: its platforms would reach
         // agents that may not read it.
-        if starts_with_segments(&segs, &mem) || name != wanted || never_expose.contains(&name) {
+        if starts_with_segments(&segs, &mem) || name != wanted || never_exposed {
             return false;
         }
         let Ok(Some(map)) = head_frontmatter(abs) else {
@@ -818,10 +819,17 @@ fn is_within_ci(rel: &str, folder: &str) -> bool {
     starts_with_segments(&segs, &folder)
 }
 
+/// How file names are compared with the never-expose list: composed (NFC, as a name synced
+/// from macOS may be decomposed), then lowercased.
+fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect::<String>().to_lowercase()
+}
+
 fn clean_never_expose(entries: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in entries {
-        let name = last_segment(e.trim()).trim().to_lowercase();
+        let name = name_key(last_segment(e.trim()).trim());
         if !name.is_empty() && !out.contains(&name) {
             out.push(name);
         }
@@ -1079,6 +1087,15 @@ mod tests {
         );
         assert!(!e.path_admitted("memories/Gone.md"), "a memory");
         assert!(!e.path_admitted("work/active/../x.md"));
+        // Names are compared composed: a decomposed name synced from macOS still matches.
+        let e = Exposure::with_roots(
+            dir.path(),
+            strings(&["brain"]),
+            strings(&["Geh\u{e4}lter.md"]),
+            "memories",
+        );
+        assert!(e.is_never_exposed("brain/Geha\u{308}lter.md"));
+        assert!(e.is_never_exposed("brain/GEH\u{c4}LTER.md"));
     }
 
     #[test]

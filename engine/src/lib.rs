@@ -37,6 +37,7 @@ pub mod embed;
 mod error;
 pub mod eval;
 pub mod exposure;
+pub mod home;
 mod identity;
 pub mod init;
 mod lexical;

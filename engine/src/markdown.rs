@@ -82,10 +82,29 @@ pub(crate) fn head_of(file: &File, chars: usize) -> Option<String> {
         .read_to_end(&mut bytes)
         .ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    Some(match text.char_indices().nth(chars) {
-        Some((cut, _)) => text[..cut].to_string(),
-        None => text.into_owned(),
-    })
+    Some(whole_lines_head(&text, chars).to_string())
+}
+
+/// The first `chars` characters of `text`, without the last line when the cut falls inside it:
+/// a line cut short is not judged (a cut after the `---` of a `------` rule must not read as the
+/// frontmatter closing).
+pub(crate) fn whole_lines_head(text: &str, chars: usize) -> &str {
+    match text.char_indices().nth(chars) {
+        Some((cut, _)) => {
+            let head = &text[..cut];
+            match head.rfind('\n') {
+                Some(end) if !text[cut..].starts_with('\n') => &head[..=end],
+                _ => head,
+            }
+        }
+        None => text,
+    }
+}
+
+/// Whether bytes look binary the way the index judges a file (a NUL byte in the first 8 KiB):
+/// such a file is never indexed, and never served to an agent either.
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0)
 }
 
 /// The note a memory's `promoted:` value names and whether it names a block or heading in it
@@ -98,6 +117,20 @@ pub fn promotion_marker(value: &str) -> Option<(String, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_head_ends_at_its_last_whole_line() {
+        let text = "---\ntitle: x\n------------\nprivate: true\n---\n";
+        // Cut right after the first three dashes of the rule: that line is not judged.
+        let cut = "---\ntitle: x\n---".chars().count();
+        assert_eq!(whole_lines_head(text, cut), "---\ntitle: x\n");
+        // A cut at the end of a line keeps it.
+        let cut = "---\ntitle: x".chars().count();
+        assert_eq!(whole_lines_head(text, cut), "---\ntitle: x");
+        assert_eq!(whole_lines_head(text, 1000), text);
+        assert!(looks_binary(b"p\0r\0i\0"));
+        assert!(!looks_binary("plain \u{e4} text".as_bytes()));
+    }
 
     #[test]
     fn fields_body_and_markers() {

@@ -32,7 +32,9 @@ pub use vectors::{
 };
 
 pub use crate::state::LastUpdate;
-pub use reason::{REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits};
+pub use reason::{
+    REASON_SOURCE, REASON_TIMEOUT, REASON_VIEW_CAP, ReasonOptions, Reasoning, ScopedHits,
+};
 pub use work::MAX_WORK_NOTE_BYTES;
 
 pub use graph::{BrokenLink, Expansion, GraphAudit, LinkedNote};

@@ -12,35 +12,7 @@ pub const KEEP_BACKUPS: usize = 30;
 /// Where the backups go, vault-relative.
 pub const SESSION_LOGS: &str = "thinking/session-logs";
 
-/// The folders the agents keep session transcripts in, canonical, for this user: Claude Code's
-/// `$CLAUDE_CONFIG_DIR/projects` and `~/.claude/projects`, Codex's `$CODEX_HOME/sessions` and
-/// `~/.codex/sessions`, Gemini CLI's `~/.gemini/tmp`. Folders that do not exist are left out.
-pub fn transcript_roots() -> Vec<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let mut roots = Vec::new();
-    if let Some(c) = var("CLAUDE_CONFIG_DIR") {
-        roots.push(c.join("projects"));
-    }
-    if let Some(c) = var("CODEX_HOME") {
-        roots.push(c.join("sessions"));
-    }
-    if let Some(home) = var("HOME") {
-        roots.push(home.join(".claude/projects"));
-        roots.push(home.join(".codex/sessions"));
-        roots.push(home.join(".gemini/tmp"));
-    }
-    let mut out: Vec<PathBuf> = roots
-        .iter()
-        .filter_map(|r| fs::canonicalize(r).ok())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
+pub use mindex::home::transcript_roots;
 
 /// The real path of `given` when it is an agent's transcript: an absolute path without `..`,
 /// naming a `.jsonl` (or Gemini's `.json`) regular file whose real path, symlinks resolved, lies

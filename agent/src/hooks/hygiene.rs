@@ -388,6 +388,8 @@ pub(crate) fn hygiene_with(
         .files
         .iter()
         .filter(|f| is_md(&f.rel) && f.size() >= OVERSIZED_BYTES)
+        // The store's memories are counted, never named (their names are their titles).
+        .filter(|f| !mindex::walk::is_within(&f.rel, &tree.memory_root))
         .filter(|f| !name_of(&f.rel).contains("Archive"))
         .filter(|f| {
             let top = f.rel.split('/').next().unwrap_or("");

@@ -54,11 +54,13 @@ pub fn open_visible(ex: &Exposure, rel: &str, cap: usize) -> Result<OpenedNote, 
         .map_err(|_| Denied::Private)?;
     let truncated = bytes.len() > cap;
     bytes.truncate(cap);
+    // A file the index skips as binary (UTF-16, say) is not a note an agent may read: its
+    // frontmatter cannot be judged.
+    if crate::markdown::looks_binary(&bytes) {
+        return Err(Denied::Private);
+    }
     let text = decode(bytes, truncated);
-    let head = match text.char_indices().nth(PRIVACY_CHARS) {
-        Some((cut, _)) => &text[..cut],
-        None => &text[..],
-    };
+    let head = crate::markdown::whole_lines_head(&text, PRIVACY_CHARS);
     if is_private(head) {
         return Err(Denied::Private);
     }

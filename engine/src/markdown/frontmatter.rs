@@ -199,7 +199,9 @@ pub(crate) enum Privacy {
     /// The block opens but does not close within the text: read more before deciding.
     Unclosed,
     /// Not private, but an agent memory (`source: mcp-capture` or `hand-filed`): it carries a
-    /// scope, so it is served only through recall, wherever it lies, never as a note.
+    /// scope, so it is served only through recall, wherever it lies, never as a note. A
+    /// `reason` record (`source: mcp-reason`: one caller's question and its answer) is kept
+    /// from agents the same way.
     Capture,
 }
 
@@ -226,6 +228,7 @@ pub(crate) fn privacy_of(map: &Map<String, Value>) -> Privacy {
                     [
                         crate::memory::MEMORY_SOURCE,
                         crate::memory::HAND_FILED_SOURCE,
+                        crate::vault::REASON_SOURCE,
                     ]
                     .iter()
                     .any(|m| s.trim().eq_ignore_ascii_case(m))

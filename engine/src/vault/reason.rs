@@ -31,6 +31,10 @@ use crate::error::Result;
 use crate::identity::Caller;
 use crate::query::{QueryOptions, SubQuery};
 
+/// The `source` of a reasoning record: it holds one caller's question, so it is never served
+/// to agents as a note (`Privacy::Capture` in [`crate::markdown::frontmatter`]).
+pub const REASON_SOURCE: &str = "mcp-reason";
+
 /// The default wall-clock limit of a reasoning session.
 pub const REASON_TIMEOUT: Duration = Duration::from_secs(300);
 /// How much of the session's stdout is kept.
@@ -273,6 +277,12 @@ impl Vault {
         {
             hidden.push(index);
         }
+        // The agents' session transcripts (they quote private notes) and mindex's own
+        // configuration (the `serve` tokens) are hidden too.
+        hidden.extend(crate::home::transcript_roots());
+        if let Some(config) = crate::home::config_dir().and_then(|c| fs::canonicalize(c).ok()) {
+            hidden.push(config);
+        }
         let started = Instant::now();
         let mut secret_names = hidden.clone();
         secret_names.extend([self.root.clone(), self.index_dir.clone()]);
@@ -348,7 +358,7 @@ impl Vault {
         Ok(out)
     }
 
-    /// Writes `thinking/reasoning/<stamp>.md` (outside every exposed root: inferred text is
+    /// Writes `thinking/reasoning/<stamp>.md` (`source: mcp-reason`, never served to agents: inferred text is
     /// never served back as vault fact); `None` when it cannot be written.
     fn write_reasoning_record(
         &self,
@@ -361,7 +371,7 @@ impl Vault {
         let path = self.root.join(&rel);
         fs::create_dir_all(path.parent()?).ok()?;
         let text = format!(
-            "---\ndate: {}\ndescription: {}\nsource: mcp-reason\nconfidence: inferred\nmodel: {}\nturns: {}\ntags: [thinking, reasoning]\n---\n# {}\n\n{}\n\n## Evidence searched first\n{}\n",
+            "---\ndate: {}\ndescription: {}\nsource: {REASON_SOURCE}\nconfidence: inferred\nmodel: {}\nturns: {}\ntags: [thinking, reasoning]\n---\n# {}\n\n{}\n\n## Evidence searched first\n{}\n",
             &stamp[..10],
             crate::memory::text::json_str(&question.chars().take(150).collect::<String>()),
             crate::memory::text::json_str(r.model_used.as_deref().unwrap_or("unknown")),

@@ -124,7 +124,7 @@ pub(super) fn read_note_file(
             ),
         ));
     }
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    if crate::markdown::looks_binary(&bytes) {
         return Err(warn(
             WarningKind::Binary,
             "looks binary (contains NUL bytes); skipped".into(),
