@@ -66,6 +66,17 @@ fn context(stdout: &str) -> String {
         .to_string()
 }
 
+/// Runs `git` in `root` with a throwaway identity; panics when it fails.
+fn git_in(root: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "git {args:?}");
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -299,15 +310,7 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
         "work/active/Secret Merger.md",
         "---\nprivate: true\n---\n# M\n",
     );
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .current_dir(root)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(ok, "git {args:?}");
-    };
+    let git = |args: &[&str]| git_in(root, args);
     git(&["init", "-q"]);
     git(&["add", "work/active/Fine.md"]);
     git(&["commit", "-qm", "vault backup: Fine.md"]);
@@ -378,15 +381,7 @@ fn the_briefing_never_names_a_memory_wherever_it_lies() {
         "work/active/Kafka retry notes.md",
         "# Kafka retry notes\n- [ ] FINETASK\n",
     );
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .current_dir(root)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(ok, "git {args:?}");
-    };
+    let git = |args: &[&str]| git_in(root, args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&[

@@ -455,9 +455,8 @@ impl<'v> Scoped<'v> {
         let links_of = |f: &VisibleFile| -> Vec<String> {
             let path = vault.root().join(&f.rel);
             if let Some(ns) = state.as_ref().and_then(|s| s.notes.get(&f.rel))
-                && fs::metadata(&path).is_ok_and(|m| {
-                    m.len() == ns.size && crate::walk::FileStat::of(&m).mtime_ns == ns.mtime_ns
-                })
+                && fs::metadata(&path)
+                    .is_ok_and(|m| crate::walk::FileStat::of(&m).is_version(ns.size, ns.mtime_ns))
             {
                 return ns.links.iter().take(EXPAND_MAX_LINKS).cloned().collect();
             }

@@ -691,6 +691,12 @@ impl FileStat {
         }
     }
 
+    /// Whether this is the version of a file recorded as `size` bytes modified at `mtime_ns`
+    /// (what the index state keeps of each note).
+    pub fn is_version(&self, size: u64, mtime_ns: i64) -> bool {
+        self.size == size && self.mtime_ns == mtime_ns
+    }
+
     /// Whether the platform gives an inode change time (and identity), so that an equal stat
     /// later means an unchanged file.
     pub fn has_identity(&self) -> bool {

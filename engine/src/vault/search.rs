@@ -227,7 +227,7 @@ impl Vault {
             };
             view.get(rel).is_some_and(|o| {
                 let st = view.stat(o);
-                st.size == meta.len() && st.mtime_ns == FileStat::of(&meta).mtime_ns
+                FileStat::of(&meta).is_version(st.size, st.mtime_ns)
             })
         };
         for h in fused {
