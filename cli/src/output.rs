@@ -783,7 +783,13 @@ impl Out {
                 let _ = writeln!(s, "              {d}");
             }
         }
-        if st.indexed && st.damaged.is_empty() {
+        if st.outdated {
+            let _ = writeln!(
+                s,
+                "OUTDATED:     the index was built by another version of mindex — run `mindex update` (it rebuilds the index from the vault)"
+            );
+        }
+        if st.indexed && st.damaged.is_empty() && !st.outdated {
             let _ = writeln!(
                 s,
                 "Index files:  {}",

@@ -149,6 +149,9 @@ impl std::fmt::Debug for Lexical {
     }
 }
 
+/// Why an index written by another version of mindex cannot be read (`update` rebuilds it).
+pub(crate) const OTHER_VERSION: &str = "it was built by another version of mindex";
+
 fn corrupt(dir: &Path, e: impl std::fmt::Display) -> Error {
     Error::Corrupt {
         path: dir.to_path_buf(),
@@ -169,10 +172,7 @@ impl Lexical {
         let index = Index::open(ReadOnlyTolerant(directory)).map_err(|e| corrupt(dir, e))?;
         let (expected, fields) = schema();
         if index.schema() != expected {
-            return Err(corrupt(
-                dir,
-                "index schema differs from this version of mindex",
-            ));
+            return Err(corrupt(dir, OTHER_VERSION));
         }
         Self::from_index(dir, index, fields)
     }

@@ -89,6 +89,9 @@ pub struct Status {
     /// checksum), or why the index cannot be read at all; empty when the index is sound.
     /// Anything here means `mindex update --rebuild`.
     pub damaged: Vec<String>,
+    /// Whether the index was written by another version of mindex (not damaged: the next
+    /// `mindex update` rebuilds it).
+    pub outdated: bool,
     /// Whether every index file was read to verify its checksum ([`StatusOptions::verify`]);
     /// otherwise only missing and empty files were looked for, which costs no read.
     pub verified: bool,
@@ -327,6 +330,7 @@ impl Vault {
             }
         }
         warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut outdated = false;
         let damaged = if indexed {
             let check = |l: Lexical| {
                 if opts.verify {
@@ -337,18 +341,23 @@ impl Vault {
             };
             match Lexical::open(&self.lexical_dir()).and_then(check) {
                 Ok(files) => files,
+                Err(Error::Corrupt { detail, .. }) if detail == crate::lexical::OTHER_VERSION => {
+                    outdated = true;
+                    Vec::new()
+                }
                 Err(e) => vec![e.to_string()],
             }
         } else {
             Vec::new()
         };
-        let missing_vectors = if indexed && damaged.is_empty() {
+        let missing_vectors = if indexed && damaged.is_empty() && !outdated {
             self.vector_coverage().ok().flatten().map(|c| c.missing)
         } else {
             None
         };
         Ok(Status {
             damaged,
+            outdated,
             verified: opts.verify && indexed,
             missing_vectors,
             vault: self.root.clone(),

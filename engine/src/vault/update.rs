@@ -896,6 +896,39 @@ mod tests {
             .unwrap()
     }
 
+    /// An index written by another version of mindex (another schema) is reported as
+    /// outdated, not damaged, and the next update rebuilds it.
+    #[test]
+    fn an_index_of_another_version_is_outdated_and_rebuilt_by_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, "a/note.md", "# Note\n\nzebraword\n");
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        let lexical = v.lexical_dir();
+        drop(v);
+        fs::remove_dir_all(&lexical).unwrap();
+        fs::create_dir_all(&lexical).unwrap();
+        let mut b = tantivy::schema::Schema::builder();
+        b.add_text_field("path", tantivy::schema::STRING | tantivy::schema::STORED);
+        tantivy::Index::create_in_dir(&lexical, b.build()).unwrap();
+        let v = Vault::open(r, VaultOptions::default()).unwrap();
+        let st = v.status().unwrap();
+        assert!(st.outdated, "{st:?}");
+        assert!(st.damaged.is_empty(), "{:?}", st.damaged);
+        let err = v
+            .search("zebraword", &SearchOptions::default())
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("another version of mindex"),
+            "{err}"
+        );
+        v.update(&NoProgress).unwrap();
+        assert_eq!(paths(&v, "zebraword"), ["a/note.md"]);
+        let st = v.status().unwrap();
+        assert!(!st.outdated && st.damaged.is_empty());
+    }
+
     /// A change feed's paths are all a scoped update reads: notes, folders taken whole (added,
     /// removed, renamed), renames found by content across them; a change it was not told of
     /// waits for the next whole walk, and the totals and warnings are the whole vault's.
