@@ -767,3 +767,37 @@ fn binary_notes_and_reasoning_records_are_never_served_as_notes() {
         "{m}"
     );
 }
+
+#[test]
+fn a_memory_marked_private_is_never_recalled_and_a_private_rename_is_not_named() {
+    let f = Fixture::new();
+    f.write(
+        "memories/2026/12/2026-12-07 Payroll vault password.md",
+        "---\nprivate: true\nsource: mcp-capture\nscope: general\nconfidence: verified\n---\n# Payroll vault password\n\nThe payroll vault password is KESTRELPASS.\n",
+    );
+    let rc = f.json(&["recall", "--caller", "atlas", "payroll password"]);
+    assert!(!rc.to_string().contains("KESTRELPASS"), "{rc}");
+    // A note renamed while private, then made public without an update: its old name stays
+    // unsaid.
+    f.write(
+        "brain/Layoffs Q3 secret.md",
+        "---\nprivate: true\n---\n# Layoffs\n\nzebrafish codeword\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    fs::rename(
+        f.vault.join("brain/Layoffs Q3 secret.md"),
+        f.vault.join("brain/hr.md"),
+    )
+    .unwrap();
+    assert!(f.run(&["update", "-q"]).status.success());
+    f.write("brain/hr.md", "# Layoffs\n\nzebrafish codeword\n");
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, data, _) = c.call("status", json!({}));
+    assert!(
+        !text.contains("Layoffs Q3") && !data.to_string().contains("Layoffs Q3"),
+        "{text}"
+    );
+    let (text, _, _) = c.call("recall", json!({"query": "payroll password"}));
+    assert!(!text.contains("KESTRELPASS"), "{text}");
+}

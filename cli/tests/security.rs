@@ -482,6 +482,12 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         "atlas TOKENSFILETOKEN\n",
     )
     .unwrap();
+    // A git folder above the vault keeps its history and file names.
+    let repo_git = fs::canonicalize(f.vault.parent().unwrap())
+        .unwrap()
+        .join(".git");
+    fs::create_dir_all(repo_git.join("logs")).unwrap();
+    fs::write(repo_git.join("logs/HEAD"), "commit: GITLOGTOKEN\n").unwrap();
     let v = vault.display();
     let (mut plain, mut escapes) = (String::new(), String::new());
     for t in [
@@ -503,9 +509,10 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
     for t in [".claude/projects/p/s.jsonl", ".config/mindex/serve-tokens"] {
         escapes.push_str(&format!("cat '{}/{t}'\n", home.display()));
     }
+    escapes.push_str(&format!("cat '{}/logs/HEAD'\n", repo_git.display()));
     plain.push_str("grep -rah 'TOKEN\\|TOPSECRET\\|TEXT' .\n");
     escapes.push_str(&format!("grep -rah 'TOKEN\\|TOPSECRET' ../ '{v}'\n"));
-    let pick = "grep -oa 'PRIVATETOKEN\\|TOPSECRET\\|MEMORYTOKEN\\|OPENLEDGERTEXT\\|TRANSCRIPTTOKEN\\|TOKENSFILETOKEN' | sort -u | tr '\\n' ' '";
+    let pick = "grep -oa 'PRIVATETOKEN\\|TOPSECRET\\|MEMORYTOKEN\\|OPENLEDGERTEXT\\|TRANSCRIPTTOKEN\\|TOKENSFILETOKEN\\|GITLOGTOKEN' | sort -u | tr '\\n' ' '";
     let agent = f.vault.parent().unwrap().join("agent.sh");
     fs::write(
         &agent,
@@ -563,6 +570,7 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         "PRIVATETOKEN",
         "TOPSECRET",
         "MEMORYTOKEN",
+        "GITLOGTOKEN",
         "TRANSCRIPTTOKEN",
         "TOKENSFILETOKEN",
     ];
@@ -584,6 +592,6 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
     check(
         "mcp reason",
         &m["result"]["structuredContent"],
-        &home_too[..3],
+        &home_too[..4],
     );
 }

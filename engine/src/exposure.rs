@@ -821,7 +821,7 @@ fn is_within_ci(rel: &str, folder: &str) -> bool {
 
 /// How file names are compared with the never-expose list: composed (NFC, as a name synced
 /// from macOS may be decomposed), then lowercased.
-fn name_key(name: &str) -> String {
+pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     name.nfc().collect::<String>().to_lowercase()
 }

@@ -154,6 +154,9 @@ pub struct Memory {
     pub superseded_by: Vec<String>,
     /// Where the lesson was promoted to in the vault's notes (`note#^id` or `note#Heading`).
     pub promoted: Option<String>,
+    /// Whether its frontmatter marks it private (as a note's would): never recalled.
+    #[serde(skip)]
+    pub private: bool,
 }
 
 impl Memory {
@@ -192,6 +195,10 @@ impl Memory {
             flags: list("flags"),
             superseded_by: list("superseded_by"),
             promoted: scalar("promoted"),
+            private: matches!(
+                frontmatter::parse_text(md),
+                Ok(Some(map)) if frontmatter::marks_private(&map)
+            ),
         }
     }
 

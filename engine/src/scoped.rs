@@ -557,7 +557,11 @@ impl<'v> Scoped<'v> {
             let renamed: Vec<Rename> = c
                 .renamed
                 .iter()
-                .filter(|r| ex.may_read(&r.to).is_ok() && ex.path_admitted(&r.from))
+                .filter(|r| {
+                    ex.may_read(&r.to).is_ok()
+                        && ex.path_admitted(&r.from)
+                        && !indexed_withheld(&r.to)
+                })
                 .cloned()
                 .collect();
             not_shown += c.renamed.len() - renamed.len();

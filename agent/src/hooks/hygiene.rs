@@ -205,14 +205,15 @@ impl Tree {
     /// word (a commit subject such as "vault backup: Secret Merger.md"; "Plan" does not make
     /// "planning" a mention). The memory store's files count as withheld here: their names are their titles.
     pub(crate) fn names_withheld(&self, text: &str) -> bool {
-        let text = text.to_lowercase();
+        // Compared composed (NFC) and without case, as the never-expose list is.
+        let text = mindex::exposure::name_key(text);
         let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
         let memories = self
             .files_under(&self.memory_root)
             .filter(|_| !self.memory_root.is_empty())
             .map(|f| &f.rel);
         self.withheld.iter().chain(memories).any(|rel| {
-            let name = strip_md(name_of(rel)).to_lowercase();
+            let name = mindex::exposure::name_key(strip_md(name_of(rel)));
             !name.is_empty()
                 && text.match_indices(&name).any(|(at, _)| {
                     !word(text[..at].chars().next_back())
@@ -784,8 +785,12 @@ mod tests {
             withheld: vec![
                 "work/active/Secret Merger.md".into(),
                 "brain/Plan.md".into(),
+                "brain/Geha\u{308}lter.md".into(),
             ],
         };
+        // Composed or decomposed, either side.
+        assert!(tree.names_withheld("Update Geh\u{e4}lter numbers"));
+        assert!(tree.names_withheld("Update GEHA\u{308}LTER numbers"));
         assert!(tree.names_withheld("a1b2 vault backup: work/active/secret merger.md"));
         assert!(tree.names_withheld("Plan: rework"));
         assert!(tree.names_withheld("edit brain/plan.md"));

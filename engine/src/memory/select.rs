@@ -42,7 +42,11 @@ pub(crate) struct Recalled {
 /// ranks what is served. Withheld memories carry their reason only with `explain` (otherwise the
 /// reason is empty).
 pub(crate) fn recall_from(entries: &[Arc<Memory>], caller: &Caller, explain: bool) -> Recalled {
-    let corpus: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
+    // A memory marked private is never recalled, as a note marked private is never served.
+    let corpus: Vec<&Arc<Memory>> = entries
+        .iter()
+        .filter(|m| m.is_agent() && !m.private)
+        .collect();
     // Resolve every superseded_by claim once, by exact case-insensitive title. Only claimed
     // titles are looked up, so a store without supersession pays nothing here.
     let claimed: HashSet<String> = corpus

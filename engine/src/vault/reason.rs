@@ -31,6 +31,50 @@ use crate::error::Result;
 use crate::identity::Caller;
 use crate::query::{QueryOptions, SubQuery};
 
+/// The git folders outside `vault` (canonical) that hold its history: the first `.git` found in
+/// the vault or above it, and when that is a file (a worktree or submodule: `gitdir: …`), the
+/// folder it names and that folder's `commondir`.
+fn git_dirs_above(vault: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Some(dot_git) = vault
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|g| g.exists())
+    else {
+        return out;
+    };
+    let mut push = |p: PathBuf| {
+        // One inside the vault is hidden with it.
+        if let Ok(real) = fs::canonicalize(&p)
+            && real.is_dir()
+            && !real.starts_with(vault)
+            && !out.contains(&real)
+        {
+            out.push(real);
+        }
+    };
+    if dot_git.is_dir() {
+        push(dot_git);
+        return out;
+    }
+    let base = dot_git.parent().map(Path::to_path_buf).unwrap_or_default();
+    let Some(gitdir) = fs::read_to_string(&dot_git).ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("gitdir:").map(|g| g.trim().to_string()))
+    }) else {
+        return out;
+    };
+    let gitdir = base.join(gitdir);
+    if let Some(common) = fs::read_to_string(gitdir.join("commondir"))
+        .ok()
+        .map(|c| gitdir.join(c.trim()))
+    {
+        push(common);
+    }
+    push(gitdir);
+    out
+}
+
 /// The `source` of a reasoning record: it holds one caller's question, so it is never served
 /// to agents as a note (`Privacy::Capture` in [`crate::markdown::frontmatter`]).
 pub const REASON_SOURCE: &str = "mcp-reason";
@@ -280,6 +324,8 @@ impl Vault {
         // The agents' session transcripts (they quote private notes) and mindex's own
         // configuration (the `serve` tokens) are hidden too.
         hidden.extend(crate::home::transcript_roots());
+        // The git folder of a repository holding the vault keeps its history and file names.
+        hidden.extend(git_dirs_above(ex.vault_root()));
         if let Some(config) = crate::home::config_dir().and_then(|c| fs::canonicalize(c).ok()) {
             hidden.push(config);
         }

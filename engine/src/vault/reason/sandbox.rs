@@ -3,11 +3,15 @@
 //! The view ([`super::view`]) decides what the agent finds from its working directory, but an
 //! agent told the vault's absolute path could still open it. Where the kernel allows
 //! unprivileged namespaces, the session therefore runs in its own user, mount and PID
-//! namespaces: an empty read-only tmpfs is mounted over the vault root (and over the index
-//! folder when it lies outside the vault), a fresh `/proc` shows only the session's own
+//! namespaces: an empty tmpfs is mounted over the vault root, over the index folder when it
+//! lies outside the vault, over a git folder above the vault, and over the agents' session
+//! transcripts and mindex's configuration folder in the home (each a scratch the agent may
+//! write to, such as its own transcript, and that vanishes with the session), a fresh `/proc`
+//! shows only the session's own
 //! processes (so `/proc/<pid>/root` of a process outside cannot lead back to the vault), and the
 //! capability bounding set is emptied before `exec`, so the agent cannot unmount anything.
-//! Everything else (the agent's binary, its home folder, the system) stays where it was.
+//! Everything else (the agent's binary, the rest of its home folder, the system) stays where
+//! it was.
 //!
 //! When the kernel refuses (namespaces disabled, a container's seccomp filter), the caller falls
 //! back to the view alone and says so (`isolation: "view"`).
@@ -103,8 +107,8 @@ fn enter(h: &Hide) -> std::io::Result<()> {
                 c"none".as_ptr(),
                 p.as_ptr(),
                 c"tmpfs".as_ptr(),
-                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                c"size=4k,mode=0555".as_ptr().cast(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                c"size=64m,mode=0700".as_ptr().cast(),
             ))?;
         }
         let pid = libc::fork();
