@@ -1040,6 +1040,32 @@ fn stop_does_not_repeat_what_the_briefing_showed() {
     );
 }
 
+/// The Stop report is judged again when the next prompt takes it: a note made private since
+/// is not named.
+#[test]
+fn a_saved_stop_report_never_names_a_note_made_private_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "work/active/Quiet Merger.md",
+        "---\nstatus: done\n---\n",
+    );
+    write(root, "work/active/Old.md", "---\nstatus: done\n---\n");
+    let stop = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop"});
+    assert_ne!(hook(root, "stop", &stop), "{}");
+    write(
+        root,
+        "work/active/Quiet Merger.md",
+        "---\nstatus: done\nprivate: true\n---\n",
+    );
+    let prompt = serde_json::json!({"session_id": "s1", "prompt": "hello there"});
+    let ctx = context(&hook(root, "user-prompt", &prompt));
+    assert!(ctx.contains("   work/active/Old.md"), "{ctx}");
+    assert!(!ctx.contains("Quiet Merger"), "{ctx}");
+    assert!(ctx.contains("left out"), "{ctx}");
+}
+
 #[test]
 fn stop_report_is_shown_once_handed_to_the_next_prompt_and_again_when_it_changes() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::hygiene::{BRIEFED_STATE, block_digest, hygiene_scan};
+use super::hygiene::{BRIEFED_STATE, Tree, block_digest, hygiene_scan};
 use super::state::{MAX_AGE, SessionState, write_replace};
 use super::{HookContext, HookEvent, HookOutcome, Payload, system_message};
 
@@ -144,7 +144,27 @@ pub(crate) fn claim_report(
         debug.push(format!("claimed report {}: {e}", claimed.display()));
     }
     let text = text.ok()?;
-    (age <= MAX_AGE && !text.trim().is_empty()).then(|| truncate_chars(&text, 6_000))
+    if age > MAX_AGE || text.trim().is_empty() {
+        return None;
+    }
+    // Judged again as handed on: a note made private (or a memory) since the report was
+    // saved is not named.
+    let manifest = mindex::manifest::Manifest::load(&ctx.root);
+    let tree = Tree::scan_for_agents(&ctx.root, &ctx.index_dir, &manifest);
+    let lines: Vec<&str> = text.lines().collect();
+    let kept: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !tree.names_withheld(l))
+        .collect();
+    let mut text = kept.join("\n");
+    if kept.len() < lines.len() {
+        text.push_str(&format!(
+            "\n({} line(s) naming notes withheld since the report was saved are left out)",
+            lines.len() - kept.len()
+        ));
+    }
+    Some(truncate_chars(&text, 6_000))
 }
 
 fn truncate_chars(s: &str, max: usize) -> String {
