@@ -607,8 +607,9 @@ fn head_frontmatter_of(
         Privacy::Unclosed => crate::markdown::head_of(file, LONG_HEAD_CHARS).ok_or(())?,
         _ => head,
     };
-    // A binary file (UTF-16, say) cannot be judged: withheld, as the index skips it.
-    if crate::markdown::looks_binary(head.as_bytes()) {
+    // A binary file (UTF-16, say) cannot be judged: withheld, as the index skips it (judged
+    // on the same first 8 KiB).
+    if crate::markdown::file_looks_binary(file) {
         return Err(());
     }
     frontmatter::parse_text(&head).map_err(|_| ())
@@ -1096,6 +1097,23 @@ mod tests {
         );
         assert!(e.is_never_exposed("brain/Geha\u{308}lter.md"));
         assert!(e.is_never_exposed("brain/GEH\u{c4}LTER.md"));
+    }
+
+    #[test]
+    fn a_file_the_index_skips_as_binary_is_never_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        // Plain frontmatter, then a NUL past the head but inside the index's 8 KiB probe.
+        let mut bytes = b"---\ntitle: x\n---\n# X\n\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b'a', 6_000));
+        bytes.push(0);
+        fs::create_dir_all(v.join("brain")).unwrap();
+        fs::write(v.join("brain/Late.md"), &bytes).unwrap();
+        write(v, "brain/Text.md", "---\ntitle: y\n---\n# Y\n");
+        let e = policy(v, &["brain"]);
+        assert_eq!(e.may_read("brain/Late.md"), Err(Denied::Private));
+        assert!(e.may_read("brain/Text.md").is_ok());
+        assert_eq!(rels(&e.visible_files()), ["brain/Text.md"]);
     }
 
     #[test]

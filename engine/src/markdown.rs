@@ -104,7 +104,24 @@ pub(crate) fn whole_lines_head(text: &str, chars: usize) -> &str {
 /// Whether bytes look binary the way the index judges a file (a NUL byte in the first 8 KiB):
 /// such a file is never indexed, and never served to an agent either.
 pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(8192)].contains(&0)
+    bytes[..bytes.len().min(BINARY_PROBE)].contains(&0)
+}
+
+/// How many leading bytes [`looks_binary`] looks at.
+const BINARY_PROBE: usize = 8192;
+
+/// [`looks_binary`] on the first bytes of an open file (read from its start); a file that
+/// cannot be read counts as binary.
+pub(crate) fn file_looks_binary(file: &File) -> bool {
+    use std::io::{Seek, SeekFrom};
+    let mut reader = file;
+    let mut bytes = Vec::with_capacity(BINARY_PROBE);
+    reader.seek(SeekFrom::Start(0)).is_err()
+        || reader
+            .take(BINARY_PROBE as u64)
+            .read_to_end(&mut bytes)
+            .is_err()
+        || looks_binary(&bytes)
 }
 
 /// The note a memory's `promoted:` value names and whether it names a block or heading in it
