@@ -286,22 +286,27 @@ impl Lexical {
     /// the file on disk may be read now. Two term lookups.
     pub(crate) fn indexed_withheld(&self, path: &str) -> Result<bool> {
         use tantivy::collector::Count;
+        let q = self.path_and_kind(path, KIND_WITHHELD);
+        self.refresh()?;
+        Ok(self.reader.searcher().search(&q, &Count)? > 0)
+    }
+
+    /// The documents of `kind` ([`KIND_NOTE`], [`KIND_WITHHELD`], ...) of the note at `path`.
+    fn path_and_kind(&self, path: &str, kind: u64) -> tantivy::query::BooleanQuery {
         use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
         use tantivy::schema::IndexRecordOption;
         let term =
             |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
-        let q = BooleanQuery::new(vec![
+        BooleanQuery::new(vec![
             (
                 Occur::Must,
-                term(Term::from_field_u64(self.fields.kind, KIND_WITHHELD)),
+                term(Term::from_field_u64(self.fields.kind, kind)),
             ),
             (
                 Occur::Must,
                 term(Term::from_field_text(self.fields.path, path)),
             ),
-        ]);
-        self.refresh()?;
-        Ok(self.reader.searcher().search(&q, &Count)? > 0)
+        ])
     }
 
     /// The index files whose checksum does not match their content (reads every file).

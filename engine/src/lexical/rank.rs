@@ -271,15 +271,7 @@ impl Lexical {
     /// The title of the note at `path`, from its note document (empty when it has none).
     fn note_title(&self, searcher: &Searcher, path: &str) -> Result<String> {
         let f = &self.fields;
-        let term =
-            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
-        let q = BooleanQuery::new(vec![
-            (Occur::Must, term(Term::from_field_text(f.path, path))),
-            (
-                Occur::Must,
-                term(Term::from_field_u64(f.kind, super::KIND_NOTE)),
-            ),
-        ]);
+        let q = self.path_and_kind(path, super::KIND_NOTE);
         let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
         Ok(match top.first() {
             Some((_, addr)) => text_of(&searcher.doc::<TantivyDocument>(*addr)?, f.title),
