@@ -482,6 +482,22 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         "atlas TOKENSFILETOKEN\n",
     )
     .unwrap();
+    // Obsidian's cache, the trash, an editor's undo files and a shell history keep copies of
+    // private notes' text.
+    let copies = [
+        (".config/obsidian/IndexedDB/meta.ldb", "OBSIDIANCACHETOKEN"),
+        (
+            ".local/share/Trash/files/Private Plans.md",
+            "TRASHEDNOTETOKEN",
+        ),
+        (".local/state/nvim/undo/Private Plans.md", "EDITORUNDOTOKEN"),
+        (".bash_history", "SHELLHISTORYTOKEN"),
+    ];
+    for (rel, token) in copies {
+        let p = home.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, format!("{token}\n")).unwrap();
+    }
     // A git folder above the vault keeps its history and file names.
     let repo_git = fs::canonicalize(f.vault.parent().unwrap())
         .unwrap()
@@ -506,13 +522,17 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
             escapes.push_str(&format!("cat '{prefix}{t}'\n"));
         }
     }
-    for t in [".claude/projects/p/s.jsonl", ".config/mindex/serve-tokens"] {
+    let in_home = [".claude/projects/p/s.jsonl", ".config/mindex/serve-tokens"];
+    for t in in_home
+        .into_iter()
+        .chain(copies.iter().map(|(rel, _)| *rel))
+    {
         escapes.push_str(&format!("cat '{}/{t}'\n", home.display()));
     }
     escapes.push_str(&format!("cat '{}/logs/HEAD'\n", repo_git.display()));
     plain.push_str("grep -rah 'TOKEN\\|TOPSECRET\\|TEXT' .\n");
     escapes.push_str(&format!("grep -rah 'TOKEN\\|TOPSECRET' ../ '{v}'\n"));
-    let pick = "grep -oa 'PRIVATETOKEN\\|TOPSECRET\\|MEMORYTOKEN\\|OPENLEDGERTEXT\\|TRANSCRIPTTOKEN\\|TOKENSFILETOKEN\\|GITLOGTOKEN' | sort -u | tr '\\n' ' '";
+    let pick = "grep -oa 'PRIVATETOKEN\\|TOPSECRET\\|MEMORYTOKEN\\|OPENLEDGERTEXT\\|TRANSCRIPTTOKEN\\|TOKENSFILETOKEN\\|GITLOGTOKEN\\|[A-Z]*TOKEN' | sort -u | tr '\\n' ' '";
     let agent = f.vault.parent().unwrap().join("agent.sh");
     fs::write(
         &agent,
@@ -555,6 +575,9 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         .env("MINDEX_REASON_BIN", &agent)
         .env("HOME", &home)
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CACHE_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("MINDEX_VAULT")
@@ -573,6 +596,10 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         "GITLOGTOKEN",
         "TRANSCRIPTTOKEN",
         "TOKENSFILETOKEN",
+        "OBSIDIANCACHETOKEN",
+        "TRASHEDNOTETOKEN",
+        "EDITORUNDOTOKEN",
+        "SHELLHISTORYTOKEN",
     ];
     check(
         "cli reason",

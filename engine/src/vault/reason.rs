@@ -329,6 +329,9 @@ impl Vault {
         if let Some(config) = crate::home::config_dir().and_then(|c| fs::canonicalize(c).ok()) {
             hidden.push(config);
         }
+        let mut covers: Vec<(PathBuf, bool)> = hidden.iter().map(|p| (p.clone(), true)).collect();
+        // Copies of notes that editors, Obsidian and other tools keep in the home.
+        covers.extend(crate::home::note_copies());
         let started = Instant::now();
         let mut secret_names = hidden.clone();
         secret_names.extend([self.root.clone(), self.index_dir.clone()]);
@@ -336,7 +339,7 @@ impl Vault {
             &command,
             &args,
             view.root(),
-            (&hidden, &secret_names),
+            (&covers, &secret_names),
             timeout,
         );
         drop(view);
@@ -532,7 +535,7 @@ fn run_bounded(
     command: &Path,
     args: &[String],
     cwd: &Path,
-    hidden: (&[PathBuf], &[PathBuf]),
+    hidden: (&[(PathBuf, bool)], &[PathBuf]),
     timeout: Duration,
 ) -> Run {
     let (hidden, secret_names) = hidden;
@@ -555,7 +558,7 @@ fn run_bounded(
     let mut isolation = "view";
     #[cfg(target_os = "linux")]
     {
-        let paths: Vec<&Path> = hidden.iter().map(PathBuf::as_path).collect();
+        let paths: Vec<(&Path, bool)> = hidden.iter().map(|(p, d)| (p.as_path(), *d)).collect();
         if let Some(hide) = sandbox::Hide::new(&paths) {
             let mut cmd = make();
             hide.apply(&mut cmd);

@@ -5,8 +5,10 @@
 //! unprivileged namespaces, the session therefore runs in its own user, mount and PID
 //! namespaces: an empty tmpfs is mounted over the vault root, over the index folder when it
 //! lies outside the vault, over a git folder above the vault, and over the agents' session
-//! transcripts and mindex's configuration folder in the home (each a scratch the agent may
-//! write to, such as its own transcript, and that vanishes with the session), a fresh `/proc`
+//! transcripts, mindex's configuration folder and the folders where editors and tools keep
+//! copies of notes ([`crate::home::note_copies`]) in the home (each a scratch the agent may
+//! write to, such as its own transcript, and that vanishes with the session); the single files
+//! among those (shell histories, `~/.viminfo`) are covered by `/dev/null`; a fresh `/proc`
 //! shows only the session's own
 //! processes (so `/proc/<pid>/root` of a process outside cannot lead back to the vault), and the
 //! capability bounding set is emptied before `exec`, so the agent cannot unmount anything.
@@ -22,19 +24,31 @@ use std::process::Command;
 
 /// What the child needs, prepared before `fork` (no allocation happens after it).
 pub(crate) struct Hide {
-    paths: Vec<CString>,
+    /// Each path to hide, and whether it is a folder (covered by a tmpfs) or a file (covered
+    /// by `/dev/null`, so it reads empty and swallows writes).
+    paths: Vec<(CString, bool)>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
 }
 
 impl Hide {
-    /// Prepares hiding `paths` (absolute, existing folders); `None` when a path cannot be
-    /// passed to the kernel (an interior NUL).
-    pub(crate) fn new(paths: &[&Path]) -> Option<Hide> {
+    /// Prepares hiding `paths` (absolute and existing; `true` for a folder, `false` for a
+    /// file). A path inside another is left out (the outer cover hides it already). `None`
+    /// when a path cannot be passed to the kernel (an interior NUL).
+    pub(crate) fn new(paths: &[(&Path, bool)]) -> Option<Hide> {
         use std::os::unix::ffi::OsStrExt as _;
-        let paths = paths
+        let mut sorted: Vec<(&Path, bool)> = paths.to_vec();
+        sorted.sort();
+        sorted.dedup_by(|a, b| a.0 == b.0);
+        let mut outer: Vec<(&Path, bool)> = Vec::new();
+        for (p, dir) in sorted {
+            if !outer.iter().any(|(o, o_dir)| *o_dir && p.starts_with(o)) {
+                outer.push((p, dir));
+            }
+        }
+        let paths = outer
             .iter()
-            .map(|p| CString::new(p.as_os_str().as_bytes()).ok())
+            .map(|(p, dir)| Some((CString::new(p.as_os_str().as_bytes()).ok()?, *dir)))
             .collect::<Option<Vec<_>>>()?;
         // SAFETY: plain getters without side effects.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
@@ -102,14 +116,24 @@ fn enter(h: &Hide) -> std::io::Result<()> {
             libc::MS_REC | libc::MS_PRIVATE,
             std::ptr::null(),
         ))?;
-        for p in &h.paths {
-            check(libc::mount(
-                c"none".as_ptr(),
-                p.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                c"size=64m,mode=0700".as_ptr().cast(),
-            ))?;
+        for (p, dir) in &h.paths {
+            if *dir {
+                check(libc::mount(
+                    c"none".as_ptr(),
+                    p.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    c"size=64m,mode=0700".as_ptr().cast(),
+                ))?;
+            } else {
+                check(libc::mount(
+                    c"/dev/null".as_ptr(),
+                    p.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ))?;
+            }
         }
         let pid = libc::fork();
         if pid < 0 {
@@ -162,4 +186,35 @@ fn enter(h: &Hide) -> std::io::Result<()> {
         check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_inside_a_hidden_folder_is_left_to_the_outer_cover() {
+        let paths = [
+            (Path::new("/h/.local/share/Trash"), true),
+            (Path::new("/h/.local/share/Trash/files"), true),
+            (Path::new("/h/.bash_history"), false),
+            (Path::new("/h/.local/share/Trash"), true),
+            (Path::new("/h/.local/share/Trashcan"), true),
+        ];
+        let hide = Hide::new(&paths).unwrap();
+        let got: Vec<(&str, bool)> = hide
+            .paths
+            .iter()
+            .map(|(p, d)| (p.to_str().unwrap(), *d))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/h/.bash_history", false),
+                ("/h/.local/share/Trash", true),
+                ("/h/.local/share/Trashcan", true),
+            ]
+        );
+        assert!(Hide::new(&[(Path::new("/a\0b"), true)]).is_none());
+    }
 }
