@@ -365,8 +365,14 @@ pub(super) fn annotations(title: &str, read_only: bool) -> Value {
            "idempotentHint": read_only, "openWorldHint": false})
 }
 
-/// The tool list with input schemas and annotations.
-pub fn tools() -> Vec<Value> {
+/// The tool list with input schemas and annotations, built once (every `tools/call` checks
+/// the name it is given against it).
+pub fn tools() -> &'static [Value] {
+    static TOOLS: std::sync::LazyLock<Vec<Value>> = std::sync::LazyLock::new(tool_list);
+    &TOOLS
+}
+
+fn tool_list() -> Vec<Value> {
     let s = |d: &str| json!({"type": "string", "description": d});
     let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
     vec![
