@@ -602,44 +602,47 @@ pub fn stat_while_walking(
     walk: &Walk<'_>,
     pick: &mut (dyn FnMut(&WalkEntry) -> Option<String> + Send),
 ) -> (Vec<StatedFile>, Vec<Warning>) {
-    let mut found: Vec<(String, PathBuf, Option<FileStat>)> = Vec::new();
-    let done = std::sync::Mutex::new(Vec::new());
+    let mut keys: Vec<String> = Vec::new();
+    let mut batch: Vec<(PathBuf, Option<FileStat>)> = Vec::with_capacity(STAT_BATCH);
+    type Part = (usize, Vec<(PathBuf, Option<FileStat>)>, Vec<std::io::Result<FileStat>>);
+    let done: std::sync::Mutex<Vec<Part>> = std::sync::Mutex::new(Vec::new());
     let warnings = rayon::scope(|s| {
         let done = &done;
-        let mut sent = 0;
-        let send = |found: &[(String, PathBuf, Option<FileStat>)], sent: &mut usize| {
-            let batch: Vec<(PathBuf, Option<FileStat>)> = found[*sent..]
-                .iter()
-                .map(|(_, p, st)| (p.clone(), *st))
-                .collect();
-            let at = *sent;
-            *sent = found.len();
+        // Hands the batch listed so far (its paths moved, not copied) to a stat thread.
+        let send = |batch: &mut Vec<(PathBuf, Option<FileStat>)>, at: usize| {
+            let batch = std::mem::replace(batch, Vec::with_capacity(STAT_BATCH));
             s.spawn(move |_| {
                 let stats = stat_all(&batch);
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((at, stats));
+                    .push((at, batch, stats));
             });
         };
         let warnings = walk.run(&mut |e| {
             if let Some(key) = pick(e) {
-                found.push((key, e.path.to_path_buf(), e.target_stat()));
-                if found.len() - sent >= STAT_BATCH {
-                    send(&found, &mut sent);
+                keys.push(key);
+                batch.push((e.path.to_path_buf(), e.target_stat()));
+                if batch.len() >= STAT_BATCH {
+                    send(&mut batch, keys.len() - STAT_BATCH);
                 }
             }
             Step::Continue
         });
-        send(&found, &mut sent);
+        if !batch.is_empty() {
+            let at = keys.len() - batch.len();
+            send(&mut batch, at);
+        }
         warnings
     });
     let mut parts = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    parts.sort_by_key(|(at, _)| *at);
-    let stats = parts.into_iter().flat_map(|(_, stats)| stats);
-    let listed = found
+    parts.sort_by_key(|(at, _, _)| *at);
+    let stated = parts
         .into_iter()
-        .zip(stats)
-        .map(|((key, path, _), st)| (key, path, st))
+        .flat_map(|(_, batch, stats)| batch.into_iter().zip(stats));
+    let listed = keys
+        .into_iter()
+        .zip(stated)
+        .map(|(key, ((path, _), st))| (key, path, st))
         .collect();
     (listed, warnings)
 }
@@ -723,15 +726,17 @@ pub(crate) fn stat_all(files: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Re
     // batches small enough to spread over the threads.
     let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
     let mut start = 0;
+    let mut start_parent = files.first().and_then(|f| f.0.parent());
     for i in 1..=files.len() {
         if i == files.len()
             || i - start >= 256
-            || files[i].0.parent() != files[start].0.parent()
             || files[i].1.is_some()
             || files[start].1.is_some()
+            || files[i].0.parent() != start_parent
         {
             batches.push(start..i);
             start = i;
+            start_parent = files.get(i).and_then(|f| f.0.parent());
         }
     }
     let per_batch: Vec<Vec<std::io::Result<FileStat>>> = batches
@@ -750,7 +755,7 @@ pub(crate) fn stat_all(files: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Re
 /// Stats files of one folder relative to a handle on it (no path lookup per file).
 #[cfg(target_os = "linux")]
 fn stat_in_folder(batch: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<FileStat>> {
-    use std::ffi::CString;
+    use std::ffi::CStr;
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     let by_path = |p: &Path| fs::symlink_metadata(p).map(|m| FileStat::of(&m));
@@ -758,11 +763,18 @@ fn stat_in_folder(batch: &[(PathBuf, Option<FileStat>)]) -> Vec<std::io::Result<
     let Some(dir) = dir else {
         return batch.iter().map(|(p, _)| by_path(p)).collect();
     };
+    // One buffer for the NUL-terminated names of the whole batch.
+    let mut name_buf: Vec<u8> = Vec::with_capacity(256);
     batch
         .iter()
         .map(|(path, _)| {
-            let name = path.file_name().map(|n| CString::new(n.as_bytes()));
-            let Some(Ok(name)) = name else {
+            let Some(name) = path.file_name().map(|n| n.as_bytes()) else {
+                return by_path(path);
+            };
+            name_buf.clear();
+            name_buf.extend_from_slice(name);
+            name_buf.push(0);
+            let Ok(name) = CStr::from_bytes_with_nul(&name_buf) else {
                 return by_path(path);
             };
             let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
