@@ -162,7 +162,8 @@ impl Tokens {
             let (Some(name), Some(token), None) = (parts.next(), parts.next(), parts.next()) else {
                 return Err(format!("{}: expected `CALLER TOKEN`", at()));
             };
-            let caller = Caller::named(name).map_err(|e| format!("{}: {e}", at()))?;
+            let mut caller = Caller::named(name).map_err(|e| format!("{}: {e}", at()))?;
+            caller.identified_by = mindex::IdentifiedBy::Token;
             if token.chars().count() < MIN_TOKEN_CHARS
                 || !token
                     .chars()

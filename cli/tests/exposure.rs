@@ -730,6 +730,44 @@ fn health_names_only_memories_recall_serves() {
 }
 
 #[test]
+fn health_counts_folders_holding_stray_captures_and_never_names_them() {
+    let f = Fixture::new();
+    for (title, body) in [
+        (
+            "Retry the ledger sync after a timeout",
+            "The ledger sync job times out under load; retrying once after a pause always worked.",
+        ),
+        (
+            "Pin the build image digest",
+            "Builds broke twice when the base image moved; pinning its digest keeps them stable.",
+        ),
+    ] {
+        let r = remember(&f, "atlas", &["--title", title, "--body", body]);
+        assert_eq!(r["recorded"], true, "{r}");
+    }
+    // A capture moved into a top-level folder no agent may see, whose name says too much.
+    f.write(
+        "layoffs-2027/Captured.md",
+        "---\nsource: mcp-capture\nconfidence: inferred\nprojects: [other]\n---\n# Stray\n\nA capture outside the store.\n",
+    );
+    assert!(f.run(&["update", "-q"]).status.success());
+    let repo = f.repo("atlas");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, data, _) = c.call("health", json!({}));
+    assert!(
+        !text.contains("layoffs") && !data.to_string().contains("layoffs"),
+        "{text} {data}"
+    );
+    assert!(
+        text.contains("1 capture(s) lie in 1 other folder(s)"),
+        "{text}"
+    );
+    // The owner's health names the folder.
+    let out = f.run(&["health", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("layoffs-2027"));
+}
+
+#[test]
 fn binary_notes_and_reasoning_records_are_never_served_as_notes() {
     let f = Fixture::new();
     // A private note saved as UTF-16: the index skips it as binary; no agent reads it.

@@ -243,6 +243,34 @@ fn mcp_tools_and_resources_never_serve_what_the_policy_withholds() {
         assert!(!leaks(&m), "search {q}: {m}");
         table.push(format!("mcp search {q:?}: nothing served"));
     }
+    // A field or range pins one hidden note, and the withheld count would then say whether
+    // it exists and which words it holds: agents' queries are read as words only. The owner's
+    // CLI, with the whole syntax, finds the note with the same queries.
+    let v = f.vault.to_str().unwrap();
+    for q in [
+        "+path:\"reference/Private Plans.md\" +privatetoken",
+        "+path:[reference/P TO reference/Q} +salary",
+        "+text:/privatet.*/ +salary",
+    ] {
+        let owner = mindex(&["search", "--json", "--vault", v, q]);
+        assert!(
+            String::from_utf8_lossy(&owner.stdout).contains("Private Plans"),
+            "the owner's syntax finds it: {q}"
+        );
+        for (tool, args) in [
+            ("search", json!({"query": q})),
+            ("query", json!({"searches": [{"type": "lex", "query": q}]})),
+        ] {
+            let m = c.request("tools/call", json!({"name": tool, "arguments": args}));
+            let r = &m["result"]["structuredContent"];
+            assert_eq!(
+                (&r["withheld"], &r["total"]),
+                (&json!(0), &json!(0)),
+                "{tool} {q}: {m}"
+            );
+        }
+        table.push(format!("mcp search/query {q:?}: nothing counted"));
+    }
     let m = c.request("resources/list", json!({}));
     assert!(
         !m.to_string().contains("Private%20Plans") && !m.to_string().contains("link.md"),

@@ -465,7 +465,7 @@ pub fn evaluate(
             let paths: Vec<String> = match mode {
                 EvalMode::Bm25 => vault
                     .lexical()?
-                    .rank(text, opts.limit)?
+                    .rank(text, crate::lexical::Syntax::Full, opts.limit)?
                     .into_iter()
                     .map(|h| h.path)
                     .collect(),

@@ -38,6 +38,8 @@ pub enum IdentifiedBy {
     Roots,
     /// The git repository (or project-file folder) the process works in.
     WorkingRepository,
+    /// The bearer token of the request, through the tokens file of `mindex serve`.
+    Token,
 }
 
 /// The identity a memory operation runs under.

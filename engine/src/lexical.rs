@@ -41,6 +41,7 @@ use chunks::*;
 use directory::*;
 use fields::*;
 pub(crate) use fields::{analyze, identifier_terms};
+pub(crate) use tokenizer::Syntax;
 pub(crate) use writer::LexicalWriter;
 use writer::segment_files;
 

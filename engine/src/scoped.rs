@@ -857,6 +857,43 @@ mod tests {
     }
 
     #[test]
+    fn a_query_naming_fields_or_ranges_never_singles_out_a_hidden_note() {
+        let (_d, v) = vault();
+        let hidden = "drafts/Zq.md";
+        fs::write(v.root().join(hidden), "# Zqx\n\nzqx plumage\n").unwrap();
+        v.update(&NoProgress).unwrap();
+        let view = v.scoped(&Caller::anonymous());
+        // Under the owner's full syntax each query matches the hidden note: a field pins it, a
+        // range, regex or prefix lists the index's terms. Read as words, each requires a word
+        // the hidden note does not hold (the field's name), so nothing is counted.
+        let attacks = [
+            "+path:\"drafts/Zq.md\" +zqx",
+            "+title:zqx +plumage",
+            "+text:[pluma TO plumb} +zqx",
+            "+text:/plum.*/ +zqx",
+            "+text:\"plum\"* +zqx",
+            "+path:>drafts +zqx",
+            "+path:IN [\"drafts/Zq.md\"] +zqx",
+        ];
+        for q in attacks {
+            let owner = v.search(q, &crate::SearchOptions::default()).unwrap();
+            assert!(
+                owner.iter().any(|h| h.path == hidden),
+                "the owner's syntax finds it: {q}"
+            );
+            for r in [
+                view.search(None, q, 5).unwrap(),
+                view.query(None, &[SubQuery::lex(q)], 5).unwrap(),
+            ] {
+                assert_eq!((r.withheld, r.total), (0, 0), "{q}: {r:?}");
+            }
+        }
+        // Plain words still count what they match, as the contract says.
+        let r = view.search(None, "zqx", 5).unwrap();
+        assert_eq!((r.withheld, r.total), (1, 1), "{r:?}");
+    }
+
+    #[test]
     fn the_view_identifies_the_caller_so_no_surface_can_forget() {
         let (_d, v) = vault();
         fs::write(

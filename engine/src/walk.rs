@@ -604,7 +604,11 @@ pub fn stat_while_walking(
 ) -> (Vec<StatedFile>, Vec<Warning>) {
     let mut keys: Vec<String> = Vec::new();
     let mut batch: Vec<(PathBuf, Option<FileStat>)> = Vec::with_capacity(STAT_BATCH);
-    type Part = (usize, Vec<(PathBuf, Option<FileStat>)>, Vec<std::io::Result<FileStat>>);
+    type Part = (
+        usize,
+        Vec<(PathBuf, Option<FileStat>)>,
+        Vec<std::io::Result<FileStat>>,
+    );
     let done: std::sync::Mutex<Vec<Part>> = std::sync::Mutex::new(Vec::new());
     let warnings = rayon::scope(|s| {
         let done = &done;

@@ -126,7 +126,7 @@ def test_the_sdk_http_client_works_and_the_token_names_the_caller(vault: Path, t
         names, h, found, remembered, recalled, first = asyncio.run(with_session(server.url, alpha, body))
         assert {"search", "query", "get", "remember", "recall", "health"} <= names
         assert h.structured_content["caller"]["project"] == "alpha"
-        assert h.structured_content["caller"]["identified_by"] == "given"
+        assert h.structured_content["caller"]["identified_by"] == "token"
         assert ".md" in found, found
         assert "reach nobody" not in remembered, remembered
         assert "HTTP lesson from alpha" in recalled, recalled
@@ -172,7 +172,10 @@ def test_identity_comes_only_from_the_token(vault: Path, tokens: Path) -> None:
         assert json.loads(text)["id"] == 2
         status, _, text = server.raw("POST", call, base | {"Authorization": f"Bearer {alpha}", "Mcp-Session-Id": sid})
         assert status == 200, text
-        assert json.loads(text)["result"]["structuredContent"]["caller"]["project"] == "alpha"
+        result = json.loads(text)["result"]
+        assert result["structuredContent"]["caller"]["project"] == "alpha"
+        assert result["structuredContent"]["caller"]["identified_by"] == "token"
+        assert "Caller: alpha (from the bearer token" in result["content"][0]["text"], result
         # Roots a client volunteers change nothing: the server never asks, the token decides.
         roots = json.dumps({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).encode()
         status, _, _ = server.raw("POST", roots, base | {"Authorization": f"Bearer {alpha}", "Mcp-Session-Id": sid})

@@ -3,9 +3,10 @@
 
 use std::collections::HashSet;
 
+use super::tokenizer::{Syntax, parser_words};
 use super::{
     Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, identifier_terms,
-    names_identifiers, path_at, path_columns, snippet, text_of, tokenizer, u64_of,
+    names_identifiers, path_at, path_columns, snippet, text_of, u64_of,
 };
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -25,33 +26,34 @@ impl Lexical {
         };
         let (_, chunk_stats) = self.kind_stats(&searcher)?;
         if opts.all_chunks {
-            let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+            let words = parser_words(query, Syntax::Full);
             let terms = snippet::query_terms(query);
             return self.chunk_hits(&searcher, &chunk_stats, &words, opts.limit, &terms);
         }
-        let mut hits = self.rank_with(&searcher, query, opts.limit, None)?;
-        self.fill_with(&searcher, &chunk_stats, &mut hits, query)?;
+        let mut hits = self.rank_with(&searcher, query, Syntax::Full, opts.limit, None)?;
+        self.fill_with(&searcher, &chunk_stats, &mut hits, query, Syntax::Full)?;
         Ok(hits)
     }
 
     /// [`Lexical::search`] without choosing chunks or building snippets: hits with `line_start`
     /// 0 and an empty snippet, for rankings most of which are never shown (fusion candidates,
     /// evaluation). [`Lexical::fill`] completes the ones shown.
-    pub(crate) fn rank(&self, query: &str, limit: usize) -> Result<Vec<Hit>> {
+    pub(crate) fn rank(&self, query: &str, syntax: Syntax, limit: usize) -> Result<Vec<Hit>> {
         match self.searcher_for(query, limit)? {
-            Some(searcher) => self.rank_with(&searcher, query, limit, None),
+            Some(searcher) => self.rank_with(&searcher, query, syntax, limit, None),
             None => Ok(Vec::new()),
         }
     }
 
     /// The paths of the notes in the top-level `folder` (e.g. `memories`) matching `query`, best
-    /// first (the order of [`Lexical::search`]), at most `limit`. No snippets are built.
+    /// first (the order of [`Lexical::search`]), at most `limit`. No snippets are built. The
+    /// query is an agent's (`recall`): read as words only ([`Syntax::Words`]).
     pub fn paths_in_folder(&self, query: &str, limit: usize, folder: &str) -> Result<Vec<String>> {
         let Some(searcher) = self.searcher_for(query, limit)? else {
             return Ok(Vec::new());
         };
         Ok(self
-            .rank_with(&searcher, query, limit, Some(folder))?
+            .rank_with(&searcher, query, Syntax::Words, limit, Some(folder))?
             .into_iter()
             .map(|h| h.path)
             .collect())
@@ -71,12 +73,13 @@ impl Lexical {
         &self,
         searcher: &Searcher,
         query: &str,
+        syntax: Syntax,
         limit: usize,
         folder: Option<&str>,
     ) -> Result<Vec<Hit>> {
         let (note_stats, _) = self.kind_stats(searcher)?;
         Ok(self
-            .rank_notes(searcher, &note_stats, query, limit, folder)?
+            .rank_notes(searcher, &note_stats, query, syntax, limit, folder)?
             .into_iter()
             .map(RankedNote::into_hit)
             .collect())
@@ -85,7 +88,7 @@ impl Lexical {
     /// Completes hits for display with `query`'s highlights: a hit from [`Lexical::rank`]
     /// (`line_start` 0) gets its note's best-matching chunk, and every hit without a snippet
     /// gets the snippet of its chunk. Scores and order are kept.
-    pub(crate) fn fill(&self, hits: &mut [Hit], query: &str) -> Result<()> {
+    pub(crate) fn fill(&self, hits: &mut [Hit], query: &str, syntax: Syntax) -> Result<()> {
         if hits
             .iter()
             .all(|h| h.line_start != 0 && !h.snippet.is_empty())
@@ -95,7 +98,7 @@ impl Lexical {
         self.refresh()?;
         let searcher = self.reader.searcher();
         let (_, chunk_stats) = self.kind_stats(&searcher)?;
-        self.fill_with(&searcher, &chunk_stats, hits, query)
+        self.fill_with(&searcher, &chunk_stats, hits, query, syntax)
     }
 
     pub(super) fn fill_with(
@@ -104,9 +107,10 @@ impl Lexical {
         chunk_stats: &KindStats<'_>,
         hits: &mut [Hit],
         query: &str,
+        syntax: Syntax,
     ) -> Result<()> {
         let terms = snippet::query_terms(query);
-        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+        let words = parser_words(query, syntax);
         let (chunk_query, _) = self.chunk_any.parse_query_lenient(&words);
         for hit in hits.iter_mut() {
             let doc = if hit.line_start == 0 {
@@ -150,11 +154,12 @@ impl Lexical {
         searcher: &Searcher,
         stats: &KindStats<'_>,
         query: &str,
+        syntax: Syntax,
         limit: usize,
         folder: Option<&str>,
     ) -> Result<Vec<RankedNote>> {
         let f = &self.fields;
-        let words = tokenizer::cjk_query_words(&tokenizer::quote_flags(query));
+        let words = parser_words(query, syntax);
         let (mut any, _) = self.note_any.parse_query_lenient(&words);
         let (mut all, _) = self.note_all.parse_query_lenient(&words);
         // A query that is a note's title or alias, word for word, names that note.

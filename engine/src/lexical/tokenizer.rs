@@ -251,6 +251,84 @@ fn whole_spans_of(tokens: &[Token]) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// How much of the query syntax a search honours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    /// The whole syntax: phrases, `+`/`-`, fields (`title:word`), ranges and the rest. The
+    /// owner's searches, who may read every note anyway.
+    Full,
+    /// Words and phrases in the default fields, `+`/`-` and grouping: what an agent may ask.
+    /// A field name, a range, a set, a regex, a prefix or `*` would let a query single out one
+    /// withheld note (`path:"…" +word`) or list the index's terms (`[a TO b]`), and with the
+    /// withheld count learn which hidden note exists and what it says.
+    Words,
+}
+
+/// The text the query parser reads for `query`: command-line flags quoted ([`quote_flags`]),
+/// CJK runs as pairs ([`cjk_query_words`]), and under [`Syntax::Words`] every structured part
+/// read as plain words: a query whose parse holds anything but words and phrases in the default
+/// fields has each character of the syntax (`:` `[` `]` `{` `}` `(` `)` `*` `/` `<` `>` `=` `\`
+/// `^` `~` `!` and the backtick) read as a space. A plain query is left as it is, so agents
+/// and the owner rank it alike.
+pub(crate) fn parser_words(query: &str, syntax: Syntax) -> String {
+    let words = cjk_query_words(&quote_flags(query));
+    if syntax == Syntax::Full || only_words(&words) {
+        return words;
+    }
+    let spaced: String = words
+        .chars()
+        .map(|c| {
+            if matches!(
+                c,
+                ':' | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '('
+                    | ')'
+                    | '*'
+                    | '/'
+                    | '<'
+                    | '>'
+                    | '='
+                    | '\\'
+                    | '^'
+                    | '~'
+                    | '!'
+                    | '`'
+            ) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    if only_words(&spaced) {
+        return spaced;
+    }
+    // Nothing the grammar could read as structure is left but letters, digits and spaces.
+    spaced
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect()
+}
+
+/// Whether the query grammar reads `words` as words and phrases in the default fields only.
+fn only_words(words: &str) -> bool {
+    use tantivy::query_grammar::{UserInputAst, UserInputLeaf};
+    fn plain(ast: &UserInputAst) -> bool {
+        match ast {
+            UserInputAst::Clause(clauses) => clauses.iter().all(|(_, a)| plain(a)),
+            UserInputAst::Boost(inner, _) => plain(inner),
+            UserInputAst::Leaf(leaf) => matches!(
+                leaf.as_ref(),
+                UserInputLeaf::Literal(l) if l.field_name.is_none() && !l.prefix
+            ),
+        }
+    }
+    plain(&tantivy::query_grammar::parse_query_lenient(words).0)
+}
+
 /// A query with each command-line flag (`--dry-run`) outside double quotes quoted, so the query
 /// parser reads it as words to find, not as `-` (exclude) `-dry-run`.
 pub(crate) fn quote_flags(query: &str) -> String {
@@ -494,5 +572,46 @@ mod tests {
         );
         assert_eq!(cjk_query_words("\"東京タワー\""), "\"東京タワー\"");
         assert_eq!(cjk_query_words("plain"), "plain");
+    }
+
+    #[test]
+    fn agent_queries_are_read_as_words_only() {
+        let words = |q: &str| parser_words(q, Syntax::Words);
+        // Plain queries are untouched: agents and the owner rank them alike.
+        for q in [
+            "connection pool exhaustion",
+            "\"exact phrase\" +must -not",
+            "(a OR b) AND c^2",
+            "use \"--dry-run\"",
+            "LEDGER_SYNC_MAX_CONNS src/main.rs",
+        ] {
+            assert_eq!(words(q), parser_words(q, Syntax::Full), "{q}");
+        }
+        // Fields, ranges, sets, regexes, prefixes and `*` are not.
+        for q in [
+            "+path:\"work/active/Secret.md\" +quokka",
+            "title:secret wombat",
+            "+path:[work/active/S TO work/active/T}",
+            "{a TO b]",
+            ">m",
+            "<=m",
+            "IN [a b]",
+            "/sec.*/",
+            "\"secr\"*",
+            "*",
+            "text:*",
+            "std::fs::read",
+            "path\\:x:y",
+        ] {
+            let w = words(q);
+            assert!(only_words(&w), "{q} -> {w}");
+            assert_ne!(w, parser_words(q, Syntax::Full), "{q}");
+        }
+        assert_eq!(words("title:secret wombat"), "title secret wombat");
+        assert_eq!(
+            parser_words("title:secret", Syntax::Full),
+            "title:secret",
+            "the owner keeps the whole syntax"
+        );
     }
 }

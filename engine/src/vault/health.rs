@@ -78,7 +78,18 @@ impl Vault {
                 ctx.manifest.memory_root()
             ));
         }
-        if mr.split.len() > 1 {
+        if mr.split.len() > 1 && agent_view {
+            // The other folders may lie outside what the agent may see: counted, not named.
+            let (folders, captures) = mr
+                .split
+                .iter()
+                .filter(|(r, _)| *r != mr.root)
+                .fold((0, 0), |(f, c), (_, n)| (f + 1, c + n));
+            warnings.push(format!(
+                "Captures are split: {captures} capture(s) lie in {folders} other folder(s); retrieval only sees \"{}/\".",
+                mr.root
+            ));
+        } else if mr.split.len() > 1 {
             let parts: Vec<String> = mr
                 .split
                 .iter()
@@ -203,7 +214,15 @@ impl Vault {
         Ok(Health {
             vault: self.root.clone(),
             caller: caller.clone(),
-            memory_root: mr.clone(),
+            memory_root: MemoryRootInfo {
+                // An agent is told how many folders hold captures (the warning), not which.
+                split: if agent_view {
+                    Vec::new()
+                } else {
+                    mr.split.clone()
+                },
+                ..mr.clone()
+            },
             memories: agent.len(),
             parsed,
             exposed_roots: ctx.exposure.roots().to_vec(),

@@ -234,11 +234,15 @@ impl Health {
         let by = match self.caller.identified_by {
             crate::IdentifiedBy::Roots => Some("from the MCP client's roots"),
             crate::IdentifiedBy::WorkingRepository => Some("from the working repository"),
+            crate::IdentifiedBy::Token => Some("from the bearer token"),
             crate::IdentifiedBy::Given | crate::IdentifiedBy::Nothing => None,
         };
         match &self.caller.project {
             Some(p) => {
                 let from = match self.caller.source {
+                    _ if self.caller.identified_by == crate::IdentifiedBy::Token => {
+                        "the server's tokens file"
+                    }
                     crate::CallerSource::Explicit => "given with --caller",
                     crate::CallerSource::Declared => "its .mindex-project file",
                     _ => "its folder name",

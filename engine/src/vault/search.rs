@@ -3,7 +3,7 @@
 use super::Vault;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::lexical::{Hit, SearchOptions};
+use crate::lexical::{Hit, SearchOptions, Syntax};
 use crate::query::{
     QueryHit, QueryOptions, QueryResult, Stage, SubQuery, SubQueryKind, blend, fuse,
 };
@@ -19,6 +19,7 @@ impl Vault {
         hits: &mut [QueryHit],
         subqueries: &[SubQuery],
         lists: &[(usize, SubQueryKind, f32, Vec<Hit>)],
+        syntax: Syntax,
     ) -> Result<()> {
         let lexical = self.lexical()?;
         let texts: Vec<&str> = hits
@@ -43,7 +44,7 @@ impl Vault {
         for text in distinct {
             let at: Vec<usize> = (0..hits.len()).filter(|&i| texts[i] == text).collect();
             let mut group: Vec<Hit> = at.iter().map(|&i| hits[i].hit.clone()).collect();
-            lexical.fill(&mut group, text)?;
+            lexical.fill(&mut group, text, syntax)?;
             for (i, h) in at.into_iter().zip(group) {
                 hits[i].hit = h;
             }
@@ -78,10 +79,10 @@ impl Vault {
             mut used,
             notices,
             missing_vectors,
-        } = self.ranked_lists(embedder, subqueries, opts)?;
+        } = self.ranked_lists(embedder, subqueries, opts, Syntax::Full)?;
         let Some(reranker) = reranker else {
             let mut hits = fuse(&lists, opts);
-            self.fill_query_hits(&mut hits, subqueries, &lists)?;
+            self.fill_query_hits(&mut hits, subqueries, &lists, Syntax::Full)?;
             return Ok(QueryResult {
                 hits,
                 used,
@@ -96,7 +97,7 @@ impl Vault {
         };
         let mut hits = fuse(&lists, &deep);
         let n = opts.rerank_candidates.min(hits.len());
-        self.fill_query_hits(&mut hits[..n], subqueries, &lists)?;
+        self.fill_query_hits(&mut hits[..n], subqueries, &lists, Syntax::Full)?;
         let keys: Vec<u64> = hits[..n].iter().map(|h| h.hit.key).collect();
         let texts: Vec<String> = self
             .lexical()?
@@ -132,6 +133,7 @@ impl Vault {
         embedder: Option<&dyn Embedder>,
         subqueries: &[SubQuery],
         opts: &QueryOptions,
+        syntax: Syntax,
     ) -> Result<Ranked> {
         let mut notices = Vec::new();
         let mut missing_vectors = None;
@@ -167,7 +169,7 @@ impl Vault {
                 continue;
             }
             let hits = match (sq.kind, embedder, &store) {
-                (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, per.limit)?,
+                (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, syntax, per.limit)?,
                 (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
                 (SubQueryKind::Vec, _, _) => continue,
             };
@@ -204,7 +206,9 @@ impl Vault {
         limit: usize,
         keep: &dyn Fn(&str) -> Option<std::path::PathBuf>,
     ) -> Result<(QueryResult, usize, usize)> {
-        let ranked = self.ranked_lists(embedder, subqueries, opts)?;
+        // An agent's query: words and phrases only (no fields, ranges or term lists, which
+        // with the withheld count would single out hidden notes).
+        let ranked = self.ranked_lists(embedder, subqueries, opts, Syntax::Words)?;
         let fused = fuse(&ranked.lists, opts);
         let total = fused.len();
         let mut withheld = 0;
@@ -242,7 +246,7 @@ impl Vault {
                 withheld += 1;
             }
         }
-        self.fill_query_hits(&mut hits, subqueries, &ranked.lists)?;
+        self.fill_query_hits(&mut hits, subqueries, &ranked.lists, Syntax::Words)?;
         // Filling reads the latest commit: a note made private and indexed again since it was
         // kept is judged again on what was filled, and left out.
         let before = hits.len();

@@ -423,7 +423,8 @@ impl Vault {
             return Ok(Vec::new());
         }
         let mut hits = self.vector_hits(embedder, &store, query, opts)?;
-        self.lexical()?.fill(&mut hits, query)?;
+        self.lexical()?
+            .fill(&mut hits, query, crate::lexical::Syntax::Full)?;
         Ok(hits)
     }
 }
