@@ -847,8 +847,10 @@ mod tests {
             );
         }
         assert!(!view.resources().iter().any(|r| r.uri.contains("drafts")));
+        // A hidden note is never searched for an agent: no hit, no candidate; the owner's
+        // audit log records that one was passed over.
         let hits = view.search(None, "SECRET", 5).unwrap();
-        assert!(hits.hits.is_empty() && hits.withheld > 0);
+        assert!(hits.hits.is_empty() && hits.total == 0 && hits.withheld > 0);
         let audit = fs::read_to_string(v.index_dir().join("audit.jsonl")).unwrap();
         assert!(
             audit.contains("\"resource_denied\"") && audit.contains("\"withheld\""),
@@ -888,9 +890,52 @@ mod tests {
                 assert_eq!((r.withheld, r.total), (0, 0), "{q}: {r:?}");
             }
         }
-        // Plain words still count what they match, as the contract says.
+        // Plain words do not reach it either; only the owner's audit log counts it.
         let r = view.search(None, "zqx", 5).unwrap();
-        assert_eq!((r.withheld, r.total), (1, 1), "{r:?}");
+        assert_eq!((r.withheld, r.total), (1, 0), "{r:?}");
+    }
+
+    #[test]
+    fn hidden_notes_take_no_part_in_an_agents_search() {
+        let (_d, v) = vault();
+        fs::write(
+            v.root().join("drafts/Layoff Plan.md"),
+            "# Layoff Plan\n\nThe password is hunter2; the quokka team is cut.\n",
+        )
+        .unwrap();
+        fs::write(
+            v.root().join("work/active/Roadmap.md"),
+            "# Roadmap\n\nThe quokka team ships the ledger.\n",
+        )
+        .unwrap();
+        v.update(&NoProgress).unwrap();
+        let view = v.scoped(&Caller::anonymous());
+        let answer = |q: &str| {
+            let r = view.search(None, q, 5).unwrap();
+            let hits: Vec<(String, u32)> = r
+                .hits
+                .iter()
+                .map(|h| (h.hit.path.clone(), (h.hit.score * 1e4) as u32))
+                .collect();
+            (hits, r.total)
+        };
+        // A word only the hidden note holds answers exactly as a word no note holds: the
+        // agent cannot test what the hidden note says.
+        assert_eq!(
+            answer("+\"layoff plan\" +hunter2"),
+            answer("+\"layoff plan\" +hunter3")
+        );
+        assert_eq!(answer("hunter2"), (Vec::new(), 0));
+        // A visible note ranks first, with the same relevance, whether or not the hidden note
+        // also matches (it outranks the visible one in the owner's ranking).
+        let owner = v
+            .search("quokka hunter2", &crate::SearchOptions::default())
+            .unwrap();
+        assert_eq!(owner[0].path, "drafts/Layoff Plan.md");
+        let (with_hidden, _) = answer("quokka hunter2");
+        let (plain, _) = answer("quokka");
+        assert_eq!(with_hidden[0].0, "work/active/Roadmap.md");
+        assert_eq!(with_hidden[0], plain[0], "{with_hidden:?} {plain:?}");
     }
 
     #[test]

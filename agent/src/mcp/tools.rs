@@ -46,12 +46,12 @@ impl McpServer {
                         // Without vectors the ranking is lexical; that is normal, not a notice
                         // worth repeating. Vectors that miss new chunks are worth knowing.
                         let notices: Vec<String> = r.notice().into_iter().collect();
-                        let text = render_hits(&r.hits, r.withheld, limit, &notices);
+                        let text = render_hits(&r.hits, limit, &notices);
                         // The hits alone: list ranks counted notes the caller cannot see.
                         let results: Vec<&Hit> = r.hits.iter().map(|h| &h.hit).collect();
                         Ok(text_result(
                             text,
-                            json!({"results": results, "withheld": r.withheld,
+                            json!({"results": results,
                             "total": r.total, "notices": notices}),
                         ))
                     }
@@ -303,24 +303,15 @@ pub(super) fn stage_scores(h: &mindex::QueryHit) -> String {
     }
 }
 
-pub(super) fn render_hits(
-    hits: &[mindex::QueryHit],
-    withheld: usize,
-    limit: usize,
-    notices: &[String],
-) -> String {
+/// The answer to `search` and `query`. Hidden notes are never searched for an agent, so the
+/// text never counts them; an empty answer says, the same way every time, what is never searched.
+pub(super) fn render_hits(hits: &[mindex::QueryHit], limit: usize, notices: &[String]) -> String {
     let mut s = String::new();
     for n in notices {
         s.push_str(&format!("({n})\n\n"));
     }
     if hits.is_empty() || limit == 0 {
-        if withheld > 0 {
-            s.push_str(&format!(
-                "(no results you can read; {withheld} match(es) withheld: private, or outside the folders this vault exposes to agents; memories come from `recall`)"
-            ));
-        } else {
-            s.push_str("(no results)");
-        }
+        s.push_str(NO_RESULTS);
         return s;
     }
     let parts: Vec<String> = hits
@@ -352,13 +343,12 @@ pub(super) fn render_hits(
         .collect();
     let body = parts.join("\n\n");
     s.push_str(&body.chars().take(SEARCH_TEXT_CAP).collect::<String>());
-    if withheld > 0 {
-        s.push_str(&format!(
-            "\n\n({withheld} further match(es) withheld: private, or outside the folders this vault exposes to agents; memories come from `recall`)"
-        ));
-    }
     s
 }
+
+/// What an empty `search` or `query` says, whatever the vault holds (a message that changed
+/// with hidden matches would tell the agent that a hidden note holds its words).
+const NO_RESULTS: &str = "(no results among the notes you can read; private notes and folders this vault does not expose to agents are never searched; memories come from `recall`)";
 
 pub(super) fn annotations(title: &str, read_only: bool) -> Value {
     json!({"title": title, "readOnlyHint": read_only, "destructiveHint": false,

@@ -150,10 +150,11 @@ pub struct ScopedHits {
     /// The hits in notes the caller may read, best first, each with its stage scores
     /// ([`crate::query::Explain`]).
     pub hits: Vec<crate::QueryHit>,
-    /// Hits dropped because their note is outside the exposure policy (among those ranked
-    /// above the last hit returned).
-    pub withheld: usize,
-    /// Hits the over-fetched ranking held before filtering.
+    /// Hidden notes the search passed over, for the owner's audit log only: an agent is never
+    /// told (a count of hidden matches would tell it, query by query, whether a hidden note
+    /// holds a word).
+    pub(crate) withheld: usize,
+    /// Candidates the agent's ranking held: notes it may see, before the cut to the limit.
     pub total: usize,
     /// Distinct chunks of the index without a vector for the model used (`None` when no
     /// vector sub-query ran); see [`crate::QueryResult::missing_vectors`].
@@ -174,9 +175,10 @@ impl ScopedHits {
 }
 
 impl Vault {
-    /// Runs the sub-queries over-fetching `max(limit × 4, 20)` and keeps only hits in notes the
-    /// exposure policy lets agents read: the result is filtered, never the query. The ranking
-    /// is checked best first and only the hits returned are completed (snippets).
+    /// Runs the sub-queries over-fetching `max(limit × 4, 20)` over only the notes the exposure
+    /// policy lets agents read ([`Vault::query_kept`]): hidden notes are cut from each ranking
+    /// before fusion and never counted in the answer. Only the hits returned are completed
+    /// (snippets).
     pub fn scoped_query(
         &self,
         model: Option<&dyn Embedder>,

@@ -192,12 +192,18 @@ impl Vault {
         })
     }
 
-    /// [`Vault::query`] keeping only hits whose note `keep` admits: the fused ranking is
-    /// walked best first and only the first `limit` kept hits are completed for display, so a
-    /// scoped search pays snippets and checks for what it returns, not for its over-fetch.
-    /// A note withheld from agents when it was indexed is passed over too, whatever the file
-    /// says now ([`crate::Note::withheld`]). Answers the kept hits, how many were passed over
-    /// before the last one kept (withheld), and how many the ranking held (total).
+    /// [`Vault::query`] over only the notes `keep` admits: an agent's search. Hidden notes take
+    /// no part in it: each sub-query's ranking is cut to the notes the path rules admit and
+    /// that were not withheld when indexed ([`crate::Note::withheld`]) before the rankings are
+    /// fused, so neither the order nor the relevance of what the agent sees depends on a note
+    /// it may not see, and nothing in the answer counts them (a count of hidden matches would
+    /// answer, query by query, whether a hidden note holds a word). The fused ranking is then
+    /// walked best first and only the first `limit` hits that `keep` admits (the full check:
+    /// the real path, privacy as the file says now) are completed for display. A note reached
+    /// through a symlink whose target is no longer the file indexed is passed over too (its
+    /// indexed text is another file's). Answers the kept hits, how many hidden notes were
+    /// passed over (for the owner's audit log, never for the agent), and how many candidates
+    /// the agent's ranking held.
     pub(crate) fn query_kept(
         &self,
         embedder: Option<&dyn Embedder>,
@@ -207,18 +213,38 @@ impl Vault {
         keep: &dyn Fn(&str) -> Option<std::path::PathBuf>,
     ) -> Result<(QueryResult, usize, usize)> {
         // An agent's query: words and phrases only (no fields, ranges or term lists, which
-        // with the withheld count would single out hidden notes).
-        let ranked = self.ranked_lists(embedder, subqueries, opts, Syntax::Words)?;
+        // would single out hidden notes).
+        let mut ranked = self.ranked_lists(embedder, subqueries, opts, Syntax::Words)?;
+        let lexical = self.lexical()?;
+        let exposure = &self.agent().exposure;
+        let mut admitted: std::collections::HashMap<String, bool> =
+            std::collections::HashMap::new();
+        for (_, _, _, list) in &mut ranked.lists {
+            let mut err = None;
+            list.retain(|h| {
+                if let Some(&ok) = admitted.get(&h.path) {
+                    return ok;
+                }
+                let ok = exposure.path_admitted(&h.path)
+                    && match lexical.indexed_withheld(&h.path) {
+                        Ok(w) => !w,
+                        Err(e) => {
+                            err.get_or_insert(e);
+                            false
+                        }
+                    };
+                admitted.insert(h.path.clone(), ok);
+                ok
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+        let mut hidden = admitted.values().filter(|ok| !**ok).count();
         let fused = fuse(&ranked.lists, opts);
         let total = fused.len();
-        let mut withheld = 0;
         let mut hits = Vec::with_capacity(limit.min(total));
-        // A note that was withheld when indexed is left out even when it may be read now: its
-        // indexed text (the snippet, the title) is the withheld one. So is a note reached
-        // through a symlink whose target is no longer the file indexed: its indexed text is
-        // another file's.
-        let lexical = self.lexical()?;
-        let vault_real = self.agent().exposure.vault_root().to_path_buf();
+        let vault_real = exposure.vault_root().to_path_buf();
         let mut state: Option<Option<StateView>> = None;
         let mut indexed_here = |rel: &str, real: &std::path::Path| -> bool {
             if real == vault_real.join(rel) {
@@ -238,12 +264,10 @@ impl Vault {
             if hits.len() >= limit {
                 break;
             }
-            let kept = keep(&h.hit.path).is_some_and(|real| indexed_here(&h.hit.path, &real))
-                && !lexical.indexed_withheld(&h.hit.path)?;
-            if kept {
+            if keep(&h.hit.path).is_some_and(|real| indexed_here(&h.hit.path, &real)) {
                 hits.push(h);
             } else {
-                withheld += 1;
+                hidden += 1;
             }
         }
         self.fill_query_hits(&mut hits, subqueries, &ranked.lists, Syntax::Words)?;
@@ -254,14 +278,14 @@ impl Vault {
             keep(&h.hit.path).is_some()
                 && matches!(lexical.indexed_withheld(&h.hit.path), Ok(false))
         });
-        withheld += before - hits.len();
+        hidden += before - hits.len();
         let result = QueryResult {
             hits,
             used: ranked.used,
             notices: ranked.notices,
             missing_vectors: ranked.missing_vectors,
         };
-        Ok((result, withheld, total))
+        Ok((result, hidden, total))
     }
 }
 
