@@ -693,6 +693,15 @@ fn promoted_memories_serve_the_promoted_text() {
     let outside = write("Outside one", "drafts/Sarah#^x");
     let bare = write("Bare one", "brain/Gotchas - Promoted");
     let stale = write("Stale one", "brain/Gotchas - Promoted#^om-gone");
+    // A private note inside an exposed root, and a missing one: an agent gets one answer for
+    // both, so a marker cannot tell it whether a hidden note exists.
+    fs::write(
+        f.vault.join("brain/Private Target.md"),
+        "---\nprivate: true\n---\n# Private Target\n\nPRIVATEBLOCK text. ^sec1\n",
+    )
+    .unwrap();
+    let private = write("Private one", "brain/Private Target#^sec1");
+    let missing = write("Missing one", "brain/Missing Target#^sec1");
     let rc = f.json(&["recall", "--caller", "atlas"]);
     let by_path = |p: &str| {
         rc["memories"]
@@ -711,6 +720,9 @@ fn promoted_memories_serve_the_promoted_text() {
             .contains("reuse the idempotency key")
     );
     assert_eq!(by_path(&outside)["promotion"]["status"], "not_exposed");
+    assert_eq!(by_path(&private)["promotion"]["status"], "not_exposed");
+    assert_eq!(by_path(&missing)["promotion"]["status"], "not_exposed");
+    assert!(!rc.to_string().contains("PRIVATEBLOCK"));
     assert_eq!(by_path(&bare)["promotion"]["status"], "no_anchor");
     assert_eq!(by_path(&stale)["promotion"]["status"], "stale_anchor");
     let text = f.ok(&["recall", "--caller", "atlas"]);
@@ -723,7 +735,7 @@ fn promoted_memories_serve_the_promoted_text() {
         !text.contains("Served one: the capture body"),
         "the stale body is never shown when served"
     );
-    assert!(text.contains("outside the exposed roots (capture body shown)"));
+    assert!(text.contains("which agents may not read (capture body shown)"));
     assert!(text.contains("no anchor; capture body shown"));
     assert!(text.contains("anchor ^om-gone STALE"));
     assert!(text.contains("The promoted note wins on any conflict"));

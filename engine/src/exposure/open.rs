@@ -39,7 +39,9 @@ pub struct OpenedNote {
 /// the bytes read must not mark the note private.
 pub fn open_visible(ex: &Exposure, rel: &str, cap: usize) -> Result<OpenedNote, Denied> {
     let real = ex.may_read(rel)?;
-    let file = open_once(&ex.vault_root().join(rel)).map_err(|_| Denied::Missing)?;
+    // The path as checked: `\` read as `/`, empty and `.` segments dropped.
+    let checked = super::rel_segments(rel)?.join("/");
+    let file = open_once(&ex.vault_root().join(checked)).map_err(|_| Denied::Missing)?;
     let meta = file.metadata().map_err(|_| Denied::Missing)?;
     if !meta.is_file() {
         return Err(Denied::Missing);

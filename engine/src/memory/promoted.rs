@@ -64,7 +64,9 @@ pub enum Promotion {
         note: String,
     },
     /// The exposure policy refuses the note: outside the exposed roots, traversal, an absolute
-    /// path, the memory root, a never-exposed name, a private note or a symlink escape.
+    /// path, the memory root, a never-exposed name, a private note or a symlink escape. Agents
+    /// (recall, their health) are also told this of a missing or unreadable note
+    /// ([`Promotion::seen_by_agent`]).
     NotExposed {
         /// The note named (vault-relative, ending in `.md`).
         note: String,
@@ -104,6 +106,16 @@ pub enum Promotion {
 }
 
 impl Promotion {
+    /// The outcome as an agent is told it: a note it may not read and a note that is missing
+    /// (or unreadable) get one answer, [`Promotion::NotExposed`], so a marker cannot be used
+    /// to tell whether a hidden note exists.
+    pub(crate) fn seen_by_agent(self) -> Promotion {
+        match self {
+            Promotion::Unreadable { note } => Promotion::NotExposed { note },
+            other => other,
+        }
+    }
+
     /// Whether the promoted text was served.
     pub fn is_served(&self) -> bool {
         matches!(self, Promotion::Served { .. })
@@ -300,8 +312,9 @@ pub(crate) struct PromotionAudit {
 #[derive(Debug)]
 pub(crate) struct Resolver<'a> {
     exposure: &'a Exposure,
-    /// Body lines of each note read, keyed on its resolved path; `None` when the read failed.
-    cache: HashMap<PathBuf, Option<Vec<String>>>,
+    /// Body lines of each note read, keyed on its vault-relative path; why not, when the
+    /// policy refused it or the read failed.
+    cache: HashMap<String, Result<Vec<String>, Denied>>,
     /// Notes read from disk.
     reads: usize,
 }
@@ -343,28 +356,37 @@ impl<'a> Resolver<'a> {
         let Some(root) = self.exposure.matched_root(&note) else {
             return Promotion::NotExposed { note };
         };
-        let real = match self.exposure.may_read(&note) {
-            Ok(real) => real,
+        // The note is checked, opened once and read from that one open file (a file swapped
+        // in between is refused), at most as much as the index would read of it.
+        // One read per note however the marker spells its path (`\`, `./`).
+        let key: String = note
+            .split(['/', '\\'])
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect::<Vec<_>>()
+            .join("/");
+        let lines = match self.cache.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let read = crate::exposure::open_visible(
+                    self.exposure,
+                    e.key(),
+                    crate::vault::DEFAULT_MAX_NOTE_BYTES as usize,
+                )
+                .map(|opened| body_lines(&opened.text));
+                self.reads += usize::from(read.is_ok());
+                e.insert(read)
+            }
+        };
+        let lines = match lines {
+            Ok(lines) => lines,
             Err(denied) => {
+                let denied = *denied;
                 return if self.unreadable(&note, root, denied) {
                     Promotion::Unreadable { note }
                 } else {
                     Promotion::NotExposed { note }
                 };
             }
-        };
-        let lines = match self.cache.entry(real) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                self.reads += 1;
-                let read = fs::read(e.key())
-                    .ok()
-                    .map(|bytes| body_lines(&String::from_utf8_lossy(&bytes)));
-                e.insert(read)
-            }
-        };
-        let Some(lines) = lines else {
-            return Promotion::Unreadable { note };
         };
         let served = match kind {
             AnchorKind::Block => block_in(lines, &anchor),

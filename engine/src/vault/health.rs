@@ -159,11 +159,21 @@ impl Vault {
                 unnamed += 1;
                 continue;
             }
+            let p = if agent_view {
+                p.clone().seen_by_agent()
+            } else {
+                p.clone()
+            };
             let why = match p {
                 Promotion::StaleAnchor { note, anchor, .. } => {
                     format!("anchor {anchor} no longer resolves in {note}")
                 }
-                Promotion::NotExposed { note } => format!("{note} is outside the exposed roots"),
+                Promotion::NotExposed { note } if agent_view => {
+                    format!("{note} is not a note agents may read")
+                }
+                Promotion::NotExposed { note } => {
+                    format!("{note} is private, never exposed or outside the exposed roots")
+                }
                 Promotion::Unreadable { note } => format!("{note} is missing or unreadable"),
                 _ => "broken".to_string(),
             };

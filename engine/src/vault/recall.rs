@@ -153,7 +153,10 @@ impl Vault {
                     .superseded_by
                     .retain(|t| served.contains(&title_key(t)));
                 RecalledMemory {
-                    promotion: m.promoted.as_deref().map(|raw| resolver.resolve(raw)),
+                    promotion: m
+                        .promoted
+                        .as_deref()
+                        .map(|raw| resolver.resolve(raw).seen_by_agent()),
                     superseded_unseen: claimed - memory.superseded_by.len(),
                     memory,
                     why: opts.explain.then_some(why),

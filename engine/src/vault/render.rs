@@ -62,7 +62,7 @@ pub(crate) fn promotion_facet(p: &Promotion) -> String {
             )
         }
         Promotion::NotExposed { note: n } => format!(
-            "promoted to {}, outside the exposed roots (capture body shown)",
+            "promoted to {}, which agents may not read (capture body shown)",
             note(n)
         ),
         Promotion::Unreadable { note: n } => {
