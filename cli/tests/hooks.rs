@@ -807,6 +807,29 @@ fn post_tool_checks_notes_and_skips_the_rest() {
     );
 
     write(root, "work/active/Bare.md", "# Bare\nno frontmatter");
+    // A tool that only reads writes nothing to check (an agent without a `Write|Edit`
+    // matcher sends those too).
+    for (tool, input) in [
+        (
+            "Read",
+            serde_json::json!({"file_path": r("work/active/Bare.md")}),
+        ),
+        (
+            "Grep",
+            serde_json::json!({"path": r("work/active/Bare.md"), "pattern": "x"}),
+        ),
+        (
+            "read_file",
+            serde_json::json!({"absolute_path": r("work/active/Bare.md")}),
+        ),
+    ] {
+        let out = hook(
+            root,
+            "post-tool",
+            &serde_json::json!({"tool_name": tool, "tool_input": input}),
+        );
+        assert_eq!(out, "", "{tool}");
+    }
     let ctx = context(&post(root, &r("work/active/Bare.md")));
     assert!(
         ctx.contains("Vault hygiene warnings for `Bare.md`:\n  - Missing YAML frontmatter"),

@@ -60,7 +60,34 @@ const SKIPPED_PARTS: &[&str] = &[
     "thinking/",
 ];
 
+/// Tools that only read (Claude Code, Codex, Gemini CLI): a call to one writes nothing, so
+/// there is nothing to check. Agents configured without a `Write|Edit` matcher send them too.
+const READ_ONLY_TOOLS: &[&str] = &[
+    "read",
+    "grep",
+    "glob",
+    "ls",
+    "notebookread",
+    "webfetch",
+    "websearch",
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob_files",
+    "search_file_content",
+    "google_web_search",
+    "web_fetch",
+    "view_image",
+];
+
 pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
+    let tool = p
+        .string(&["tool_name", "toolName", "tool"])
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if READ_ONLY_TOOLS.contains(&tool.as_str()) {
+        return;
+    }
     let paths = written_paths(p);
     let mut blocks = Vec::new();
     let mut policies = Vec::new();
