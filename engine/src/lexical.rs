@@ -292,6 +292,44 @@ impl Lexical {
         Ok(self.reader.searcher().search(&q, &Count)? > 0)
     }
 
+    /// Which of `paths` were withheld from agents when indexed ([`Lexical::indexed_withheld`]
+    /// for many paths in one search: the candidates of an agent's rankings).
+    pub(crate) fn withheld_among(
+        &self,
+        paths: &[&str],
+    ) -> Result<std::collections::HashSet<String>> {
+        use tantivy::collector::DocSetCollector;
+        use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
+        use tantivy::schema::IndexRecordOption;
+        if paths.is_empty() {
+            return Ok(std::collections::HashSet::new());
+        }
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let kind: Box<dyn Query> = Box::new(TermQuery::new(
+            Term::from_field_u64(self.fields.kind, KIND_WITHHELD),
+            IndexRecordOption::Basic,
+        ));
+        let among: Box<dyn Query> = Box::new(TermSetQuery::new(
+            paths
+                .iter()
+                .map(|p| Term::from_field_text(self.fields.path, p)),
+        ));
+        let q = BooleanQuery::new(vec![(Occur::Must, kind), (Occur::Must, among)]);
+        let columns = path_columns(&searcher);
+        let mut out = std::collections::HashSet::new();
+        for addr in searcher.search(&q, &DocSetCollector)? {
+            match path_at(&columns, addr) {
+                Some(path) => {
+                    out.insert(path);
+                }
+                // The column cannot say which note: every candidate is taken as withheld.
+                None => return Ok(paths.iter().map(|p| p.to_string()).collect()),
+            }
+        }
+        Ok(out)
+    }
+
     /// The documents of `kind` ([`KIND_NOTE`], [`KIND_WITHHELD`], ...) of the note at `path`.
     fn path_and_kind(&self, path: &str, kind: u64) -> tantivy::query::BooleanQuery {
         use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};

@@ -939,6 +939,33 @@ mod tests {
     }
 
     #[test]
+    fn a_note_indexed_while_private_is_no_candidate_until_indexed_again() {
+        let (_d, v) = vault();
+        let rel = "work/active/Turned.md";
+        fs::write(
+            v.root().join(rel),
+            "---\nprivate: true\n---\n# Turned\n\nwombatword\n",
+        )
+        .unwrap();
+        fs::write(
+            v.root().join("work/active/Plain.md"),
+            "# Plain\n\nwombatword too\n",
+        )
+        .unwrap();
+        v.update(&NoProgress).unwrap();
+        // Public on disk now, but its indexed text is the private one until the next update.
+        fs::write(v.root().join(rel), "# Turned\n\nwombatword\n").unwrap();
+        let view = v.scoped(&Caller::anonymous());
+        let r = view.search(None, "wombatword", 5).unwrap();
+        let paths: Vec<&str> = r.hits.iter().map(|h| h.hit.path.as_str()).collect();
+        assert_eq!(paths, ["work/active/Plain.md"]);
+        assert_eq!(r.total, 1, "{r:?}");
+        v.update(&NoProgress).unwrap();
+        let r = view.search(None, "wombatword", 5).unwrap();
+        assert_eq!(r.total, 2, "{r:?}");
+    }
+
+    #[test]
     fn the_view_identifies_the_caller_so_no_surface_can_forget() {
         let (_d, v) = vault();
         fs::write(

@@ -219,26 +219,26 @@ impl Vault {
         let exposure = &self.agent().exposure;
         let mut admitted: std::collections::HashMap<String, bool> =
             std::collections::HashMap::new();
-        for (_, _, _, list) in &mut ranked.lists {
-            let mut err = None;
-            list.retain(|h| {
-                if let Some(&ok) = admitted.get(&h.path) {
-                    return ok;
+        for (_, _, _, list) in &ranked.lists {
+            for h in list {
+                if !admitted.contains_key(&h.path) {
+                    let ok = exposure.path_admitted(&h.path);
+                    admitted.insert(h.path.clone(), ok);
                 }
-                let ok = exposure.path_admitted(&h.path)
-                    && match lexical.indexed_withheld(&h.path) {
-                        Ok(w) => !w,
-                        Err(e) => {
-                            err.get_or_insert(e);
-                            false
-                        }
-                    };
-                admitted.insert(h.path.clone(), ok);
-                ok
-            });
-            if let Some(e) = err {
-                return Err(e);
             }
+        }
+        // Notes withheld when indexed (private ones, above all): one search for all candidates.
+        let candidates: Vec<&str> = admitted
+            .iter()
+            .filter(|(_, ok)| **ok)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        let withheld = lexical.withheld_among(&candidates)?;
+        for (path, ok) in admitted.iter_mut() {
+            *ok = *ok && !withheld.contains(path);
+        }
+        for (_, _, _, list) in &mut ranked.lists {
+            list.retain(|h| admitted.get(&h.path).copied().unwrap_or(false));
         }
         let mut hidden = admitted.values().filter(|ok| !**ok).count();
         let fused = fuse(&ranked.lists, opts);
