@@ -27,7 +27,9 @@ mod snippet;
 mod tokenizer;
 mod writer;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 use tantivy::directory::error::LockError;
@@ -140,6 +142,9 @@ pub(crate) struct Lexical {
     chunk_all: QueryParser,
     /// Chunk documents, any word may match.
     chunk_any: QueryParser,
+    /// The paths of the notes withheld from agents when indexed (their marker documents), for
+    /// the searcher generation they were read from: they change only with a commit.
+    withheld: std::sync::Mutex<Option<(u64, Arc<HashSet<String>>)>>,
 }
 
 impl std::fmt::Debug for Lexical {
@@ -244,6 +249,7 @@ impl Lexical {
             name_phrase,
             chunk_all,
             chunk_any,
+            withheld: std::sync::Mutex::new(None),
         })
     }
 
@@ -283,51 +289,50 @@ impl Lexical {
     }
 
     /// Whether the note at `path` was withheld from agents when it was indexed (a marker
-    /// document, [`crate::Note::withheld`]): its indexed text must not reach an agent even when
-    /// the file on disk may be read now. Two term lookups.
+    /// document, [`crate::Note::withheld`]) in the latest commit: its indexed text must not
+    /// reach an agent even when the file on disk may be read now.
     pub(crate) fn indexed_withheld(&self, path: &str) -> Result<bool> {
-        use tantivy::collector::Count;
-        let q = self.path_and_kind(path, KIND_WITHHELD);
-        self.refresh()?;
-        Ok(self.reader.searcher().search(&q, &Count)? > 0)
+        Ok(self.withheld_paths()?.contains(path))
     }
 
-    /// Which of `paths` were withheld from agents when indexed ([`Lexical::indexed_withheld`]
-    /// for many paths in one search: the candidates of an agent's rankings).
-    pub(crate) fn withheld_among(
-        &self,
-        paths: &[&str],
-    ) -> Result<std::collections::HashSet<String>> {
+    /// Every path [`Lexical::indexed_withheld`] answers true for, as of the latest commit: read
+    /// from the marker documents once per commit (a term lookup and a fast column per marker)
+    /// and kept until the next.
+    pub(crate) fn withheld_paths(&self) -> Result<Arc<HashSet<String>>> {
         use tantivy::collector::DocSetCollector;
-        use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
+        use tantivy::query::TermQuery;
         use tantivy::schema::IndexRecordOption;
-        if paths.is_empty() {
-            return Ok(std::collections::HashSet::new());
-        }
         self.refresh()?;
         let searcher = self.reader.searcher();
-        let kind: Box<dyn Query> = Box::new(TermQuery::new(
+        let generation = searcher.generation().generation_id();
+        let mut cached = self.withheld.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, set)) = cached.as_ref()
+            && *g == generation
+        {
+            return Ok(set.clone());
+        }
+        let q = TermQuery::new(
             Term::from_field_u64(self.fields.kind, KIND_WITHHELD),
             IndexRecordOption::Basic,
-        ));
-        let among: Box<dyn Query> = Box::new(TermSetQuery::new(
-            paths
-                .iter()
-                .map(|p| Term::from_field_text(self.fields.path, p)),
-        ));
-        let q = BooleanQuery::new(vec![(Occur::Must, kind), (Occur::Must, among)]);
+        );
         let columns = path_columns(&searcher);
-        let mut out = std::collections::HashSet::new();
+        let mut set = HashSet::new();
         for addr in searcher.search(&q, &DocSetCollector)? {
             match path_at(&columns, addr) {
                 Some(path) => {
-                    out.insert(path);
+                    set.insert(path);
                 }
-                // The column cannot say which note: every candidate is taken as withheld.
-                None => return Ok(paths.iter().map(|p| p.to_string()).collect()),
+                None => {
+                    // The column cannot say (an index written before it existed): the stored
+                    // document can.
+                    let doc: TantivyDocument = searcher.doc(addr)?;
+                    set.insert(text_of(&doc, self.fields.path));
+                }
             }
         }
-        Ok(out)
+        let set = Arc::new(set);
+        *cached = Some((generation, set.clone()));
+        Ok(set)
     }
 
     /// The documents of `kind` ([`KIND_NOTE`], [`KIND_WITHHELD`], ...) of the note at `path`.

@@ -227,13 +227,8 @@ impl Vault {
                 }
             }
         }
-        // Notes withheld when indexed (private ones, above all): one search for all candidates.
-        let candidates: Vec<&str> = admitted
-            .iter()
-            .filter(|(_, ok)| **ok)
-            .map(|(p, _)| p.as_str())
-            .collect();
-        let withheld = lexical.withheld_among(&candidates)?;
+        // Notes withheld when indexed (private ones, above all), read once per commit.
+        let withheld = lexical.withheld_paths()?;
         for (path, ok) in admitted.iter_mut() {
             *ok = *ok && !withheld.contains(path);
         }
