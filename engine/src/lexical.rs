@@ -142,9 +142,17 @@ pub(crate) struct Lexical {
     chunk_all: QueryParser,
     /// Chunk documents, any word may match.
     chunk_any: QueryParser,
-    /// The paths of the notes withheld from agents when indexed (their marker documents), for
-    /// the searcher generation they were read from: they change only with a commit.
-    withheld: std::sync::Mutex<Option<(u64, Arc<HashSet<String>>)>>,
+    /// The paths of the notes withheld from agents when indexed (their marker documents).
+    withheld: std::sync::Mutex<WithheldCache>,
+}
+
+/// What [`Lexical::withheld_paths`] keeps between calls: the paths as of one searcher
+/// generation, and each segment's marker documents (a segment never changes; only which of
+/// its documents are alive does), so a commit of a few notes reads only its new segment.
+#[derive(Default)]
+struct WithheldCache {
+    generation: Option<(u64, Arc<HashSet<String>>)>,
+    segments: std::collections::HashMap<tantivy::index::SegmentId, Arc<Vec<(u32, String)>>>,
 }
 
 impl std::fmt::Debug for Lexical {
@@ -249,7 +257,7 @@ impl Lexical {
             name_phrase,
             chunk_all,
             chunk_any,
-            withheld: std::sync::Mutex::new(None),
+            withheld: std::sync::Mutex::new(WithheldCache::default()),
         })
     }
 
@@ -295,44 +303,83 @@ impl Lexical {
         Ok(self.withheld_paths()?.contains(path))
     }
 
-    /// Every path [`Lexical::indexed_withheld`] answers true for, as of the latest commit: read
-    /// from the marker documents once per commit (a term lookup and a fast column per marker)
-    /// and kept until the next.
+    /// Every path [`Lexical::indexed_withheld`] answers true for, as of the latest commit. Each
+    /// segment's marker documents are read once (a posting list and a fast column), and the
+    /// set is rebuilt from them, alive documents only, once per commit.
     pub(crate) fn withheld_paths(&self) -> Result<Arc<HashSet<String>>> {
-        use tantivy::collector::DocSetCollector;
-        use tantivy::query::TermQuery;
-        use tantivy::schema::IndexRecordOption;
         self.refresh()?;
         let searcher = self.reader.searcher();
         let generation = searcher.generation().generation_id();
-        let mut cached = self.withheld.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((g, set)) = cached.as_ref()
+        let mut cache = self.withheld.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, set)) = cache.generation.as_ref()
             && *g == generation
         {
             return Ok(set.clone());
         }
-        let q = TermQuery::new(
-            Term::from_field_u64(self.fields.kind, KIND_WITHHELD),
-            IndexRecordOption::Basic,
-        );
-        let columns = path_columns(&searcher);
+        let mut segments = std::collections::HashMap::new();
         let mut set = HashSet::new();
-        for addr in searcher.search(&q, &DocSetCollector)? {
-            match path_at(&columns, addr) {
-                Some(path) => {
-                    set.insert(path);
-                }
-                None => {
-                    // The column cannot say (an index written before it existed): the stored
-                    // document can.
-                    let doc: TantivyDocument = searcher.doc(addr)?;
-                    set.insert(text_of(&doc, self.fields.path));
+        for seg in searcher.segment_readers() {
+            let id = seg.segment_id();
+            let markers = match cache.segments.get(&id) {
+                Some(m) => m.clone(),
+                None => Arc::new(self.segment_markers(seg)?),
+            };
+            for (doc, path) in markers.iter() {
+                if seg.alive_bitset().is_none_or(|a| a.is_alive(*doc)) {
+                    set.insert(path.clone());
                 }
             }
+            segments.insert(id, markers);
         }
         let set = Arc::new(set);
-        *cached = Some((generation, set.clone()));
+        // Segments merged away are dropped with the old map.
+        *cache = WithheldCache {
+            generation: Some((generation, set.clone())),
+            segments,
+        };
         Ok(set)
+    }
+
+    /// The marker documents of one segment, alive or not: (document, path).
+    fn segment_markers(&self, seg: &tantivy::SegmentReader) -> Result<Vec<(u32, String)>> {
+        use tantivy::DocSet as _;
+        use tantivy::schema::IndexRecordOption;
+        let term = Term::from_field_u64(self.fields.kind, KIND_WITHHELD);
+        let Some(mut postings) = seg
+            .inverted_index(self.fields.kind)?
+            .read_postings(&term, IndexRecordOption::Basic)
+            .map_err(|e| crate::Error::io(&self.dir, e))?
+        else {
+            return Ok(Vec::new());
+        };
+        let column = seg.fast_fields().str("path").ok().flatten();
+        let mut store = None;
+        let mut out = Vec::new();
+        let mut doc = postings.doc();
+        while doc != tantivy::TERMINATED {
+            let mut path = String::new();
+            let from_column = column.as_ref().and_then(|c| {
+                let ord = c.term_ords(doc).next()?;
+                c.ord_to_str(ord, &mut path).ok()?.then_some(())
+            });
+            if from_column.is_none() {
+                // The column cannot say (an index written before it existed): the stored
+                // document can.
+                if store.is_none() {
+                    store = Some(
+                        seg.get_store_reader(1)
+                            .map_err(|e| crate::Error::io(&self.dir, e))?,
+                    );
+                }
+                if let Some(store) = &store {
+                    let d: TantivyDocument = store.get(doc)?;
+                    path = text_of(&d, self.fields.path);
+                }
+            }
+            out.push((doc, path));
+            doc = postings.advance();
+        }
+        Ok(out)
     }
 
     /// The documents of `kind` ([`KIND_NOTE`], [`KIND_WITHHELD`], ...) of the note at `path`.
