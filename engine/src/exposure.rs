@@ -257,6 +257,9 @@ impl Exposure {
 
     /// Whether a file name (or the last segment of a path, `\` read as `/`) is never exposed.
     pub fn is_never_exposed(&self, rel: &str) -> bool {
+        if self.never_expose.is_empty() {
+            return false;
+        }
         let name = name_key(last_segment(rel));
         !name.is_empty() && self.never_expose.contains(&name)
     }
@@ -436,15 +439,17 @@ impl Exposure {
             .iter()
             .filter(|root| {
                 let folder = root_folder(root);
-                let root_segs: Vec<&str> = folder.split('/').collect();
-                if !starts_with_segments(segs, &root_segs) {
-                    return false;
+                let mut depth = 0;
+                for part in folder.split('/') {
+                    if !segs.get(depth).is_some_and(|seg| same_name(seg, part)) {
+                        return false;
+                    }
+                    depth += 1;
                 }
                 match root.get(folder.len() + 1..) {
                     // Shallow: exactly one segment below the folder, matching the pattern.
                     Some(pattern) => {
-                        segs.len() == root_segs.len() + 1
-                            && wildcard_match(pattern, segs[root_segs.len()])
+                        segs.len() == depth + 1 && wildcard_match(pattern, segs[depth])
                     }
                     None => true,
                 }
@@ -824,6 +829,10 @@ fn is_within_ci(rel: &str, folder: &str) -> bool {
 /// from macOS may be decomposed), then lowercased.
 pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
+    if name.is_ascii() {
+        // ASCII is its own composed form.
+        return name.to_ascii_lowercase();
+    }
     name.nfc().collect::<String>().to_lowercase()
 }
 
@@ -840,11 +849,16 @@ fn clean_never_expose(entries: &[String]) -> Vec<String> {
 
 /// Whether `path` starts with all of `prefix`, segment by segment, ignoring case.
 fn starts_with_segments(path: &[&str], prefix: &[&str]) -> bool {
-    path.len() >= prefix.len()
-        && path
-            .iter()
-            .zip(prefix)
-            .all(|(a, b)| a.to_lowercase() == b.to_lowercase())
+    path.len() >= prefix.len() && path.iter().zip(prefix).all(|(a, b)| same_name(a, b))
+}
+
+/// Whether two path segments are equal ignoring case (as `str::to_lowercase` compares them;
+/// ASCII without allocating).
+fn same_name(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
+    a.to_lowercase() == b.to_lowercase()
 }
 
 /// A vault-relative path as segments (`\` read as `/`, empty and `.` segments dropped).
