@@ -939,53 +939,6 @@ mod tests {
     }
 
     #[test]
-    fn hidden_notes_crowding_the_top_do_not_change_what_an_agent_gets() {
-        let (_d, v) = vault();
-        // 25 visible notes hold the word once; 60 hidden ones, many times, so all 60 outrank
-        // every visible one in the index's own ranking.
-        for i in 0..25 {
-            fs::write(
-                v.root().join(format!("work/active/Visible {i}.md")),
-                format!("# Visible {i}\n\ncrowdword appears here once among other words.\n"),
-            )
-            .unwrap();
-        }
-        let answer = |v: &Vault| {
-            let r = v
-                .scoped(&Caller::anonymous())
-                .search(None, "crowdword", 5)
-                .unwrap();
-            let paths: Vec<String> = r.hits.iter().map(|h| h.hit.path.clone()).collect();
-            (paths, r.total)
-        };
-        v.update(&NoProgress).unwrap();
-        let alone = answer(&v);
-        assert_eq!((alone.0.len(), alone.1), (5, 20), "{alone:?}");
-        for i in 0..60 {
-            fs::write(
-                v.root().join(format!("drafts/Hidden {i}.md")),
-                format!("# Hidden {i}\n\ncrowdword crowdword crowdword crowdword\n"),
-            )
-            .unwrap();
-        }
-        v.update(&NoProgress).unwrap();
-        let owner = v
-            .search(
-                "crowdword",
-                &crate::SearchOptions {
-                    limit: 60,
-                    all_chunks: false,
-                },
-            )
-            .unwrap();
-        assert!(
-            owner.iter().all(|h| h.path.starts_with("drafts/")),
-            "the hidden notes rank first"
-        );
-        assert_eq!(answer(&v), alone);
-    }
-
-    #[test]
     fn a_note_indexed_while_private_is_no_candidate_until_indexed_again() {
         let (_d, v) = vault();
         let rel = "work/active/Turned.md";

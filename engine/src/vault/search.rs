@@ -79,7 +79,7 @@ impl Vault {
             mut used,
             notices,
             missing_vectors,
-        } = self.ranked_lists(embedder, subqueries, opts, None)?;
+        } = self.ranked_lists(embedder, subqueries, opts, Syntax::Full)?;
         let Some(reranker) = reranker else {
             let mut hits = fuse(&lists, opts);
             self.fill_query_hits(&mut hits, subqueries, &lists, Syntax::Full)?;
@@ -127,23 +127,14 @@ impl Vault {
     }
 
     /// Every sub-query's ranking, before fusion: what [`Vault::query_reranked`] and
-    /// [`Vault::query_kept`] fuse. For an agent (`agent`: which notes it may see), each ranking
-    /// holds only notes it may see: the best `candidates` of them, fetched deeper while hidden
-    /// notes crowd the top (up to [`AGENT_DEPTH`] times as deep), so which visible notes are
-    /// candidates does not depend on how many hidden ones match; and the query is read as
-    /// words only ([`Syntax::Words`]).
+    /// [`Vault::query_kept`] fuse.
     fn ranked_lists(
         &self,
         embedder: Option<&dyn Embedder>,
         subqueries: &[SubQuery],
         opts: &QueryOptions,
-        agent: Option<&dyn Fn(&str) -> bool>,
+        syntax: Syntax,
     ) -> Result<Ranked> {
-        let syntax = if agent.is_some() {
-            Syntax::Words
-        } else {
-            Syntax::Full
-        };
         let mut notices = Vec::new();
         let mut missing_vectors = None;
         let mut used = Vec::new();
@@ -177,36 +168,11 @@ impl Vault {
             if sq.text.trim().is_empty() {
                 continue;
             }
-            let fetch = |limit: usize| -> Result<Vec<Hit>> {
-                let deep = SearchOptions {
-                    limit,
-                    all_chunks: false,
-                };
-                match (sq.kind, embedder, &store) {
-                    (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, syntax, limit),
-                    (SubQueryKind::Vec, Some(e), Some(s)) => {
-                        self.vector_hits(e, s, &sq.text, &deep)
-                    }
-                    (SubQueryKind::Vec, _, _) => Ok(Vec::new()),
-                }
+            let hits = match (sq.kind, embedder, &store) {
+                (SubQueryKind::Lex, _, _) => self.lexical()?.rank(&sq.text, syntax, per.limit)?,
+                (SubQueryKind::Vec, Some(e), Some(s)) => self.vector_hits(e, s, &sq.text, &per)?,
+                (SubQueryKind::Vec, _, _) => continue,
             };
-            if sq.kind == SubQueryKind::Vec && (embedder.is_none() || store.is_none()) {
-                continue;
-            }
-            let mut hits = fetch(per.limit)?;
-            if let Some(admit) = agent {
-                let mut limit = per.limit;
-                loop {
-                    let exhausted = hits.len() < limit;
-                    hits.retain(|h| admit(&h.path));
-                    if hits.len() >= per.limit || exhausted || limit >= per.limit * AGENT_DEPTH {
-                        hits.truncate(per.limit);
-                        break;
-                    }
-                    limit *= 4;
-                    hits = fetch(limit)?;
-                }
-            }
             if !used.contains(&Stage::from(sq.kind)) {
                 used.push(Stage::from(sq.kind));
             }
@@ -246,22 +212,30 @@ impl Vault {
         limit: usize,
         keep: &dyn Fn(&str) -> Option<std::path::PathBuf>,
     ) -> Result<(QueryResult, usize, usize)> {
+        // An agent's query: words and phrases only (no fields, ranges or term lists, which
+        // would single out hidden notes).
+        let mut ranked = self.ranked_lists(embedder, subqueries, opts, Syntax::Words)?;
         let lexical = self.lexical()?;
         let exposure = &self.agent().exposure;
+        let mut admitted: std::collections::HashMap<String, bool> =
+            std::collections::HashMap::new();
+        for (_, _, _, list) in &ranked.lists {
+            for h in list {
+                if !admitted.contains_key(&h.path) {
+                    let ok = exposure.path_admitted(&h.path);
+                    admitted.insert(h.path.clone(), ok);
+                }
+            }
+        }
         // Notes withheld when indexed (private ones, above all), read once per commit.
         let withheld = lexical.withheld_paths()?;
-        let admitted: std::cell::RefCell<std::collections::HashMap<String, bool>> =
-            Default::default();
-        let admit = |path: &str| -> bool {
-            if let Some(&ok) = admitted.borrow().get(path) {
-                return ok;
-            }
-            let ok = exposure.path_admitted(path) && !withheld.contains(path);
-            admitted.borrow_mut().insert(path.to_string(), ok);
-            ok
-        };
-        let ranked = self.ranked_lists(embedder, subqueries, opts, Some(&admit))?;
-        let mut hidden = admitted.borrow().values().filter(|ok| !**ok).count();
+        for (path, ok) in admitted.iter_mut() {
+            *ok = *ok && !withheld.contains(path);
+        }
+        for (_, _, _, list) in &mut ranked.lists {
+            list.retain(|h| admitted.get(&h.path).copied().unwrap_or(false));
+        }
+        let mut hidden = admitted.values().filter(|ok| !**ok).count();
         let fused = fuse(&ranked.lists, opts);
         let total = fused.len();
         let mut hits = Vec::with_capacity(limit.min(total));
@@ -309,10 +283,6 @@ impl Vault {
         Ok((result, hidden, total))
     }
 }
-
-/// How many times deeper than its candidates an agent's ranking is fetched, at most, while
-/// hidden notes crowd its top.
-const AGENT_DEPTH: usize = 64;
 
 /// The sub-queries' rankings and what was learnt running them.
 struct Ranked {
