@@ -259,8 +259,7 @@ pub(crate) enum Syntax {
     Full,
     /// Words and phrases in the default fields, `+`/`-` and grouping: what an agent may ask.
     /// A field name, a range, a set, a regex, a prefix or `*` would let a query single out one
-    /// withheld note (`path:"…" +word`) or list the index's terms (`[a TO b]`), and with the
-    /// withheld count learn which hidden note exists and what it says.
+    /// withheld note (`path:"…" +word`) or list the index's terms (`[a TO b]`).
     Words,
 }
 

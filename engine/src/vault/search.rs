@@ -217,23 +217,20 @@ impl Vault {
         let mut ranked = self.ranked_lists(embedder, subqueries, opts, Syntax::Words)?;
         let lexical = self.lexical()?;
         let exposure = &self.agent().exposure;
-        let mut admitted: std::collections::HashMap<String, bool> =
-            std::collections::HashMap::new();
-        for (_, _, _, list) in &ranked.lists {
-            for h in list {
-                if !admitted.contains_key(&h.path) {
-                    let ok = exposure.path_admitted(&h.path);
-                    admitted.insert(h.path.clone(), ok);
-                }
-            }
-        }
         // Notes withheld when indexed (private ones, above all), read once per commit.
         let withheld = lexical.withheld_paths()?;
-        for (path, ok) in admitted.iter_mut() {
-            *ok = *ok && !withheld.contains(path);
-        }
+        // Each candidate's verdict once, however many rankings hold it.
+        let mut admitted: std::collections::HashMap<String, bool> =
+            std::collections::HashMap::new();
         for (_, _, _, list) in &mut ranked.lists {
-            list.retain(|h| admitted.get(&h.path).copied().unwrap_or(false));
+            list.retain(|h| match admitted.get(&h.path) {
+                Some(&ok) => ok,
+                None => {
+                    let ok = exposure.path_admitted(&h.path) && !withheld.contains(&h.path);
+                    admitted.insert(h.path.clone(), ok);
+                    ok
+                }
+            });
         }
         let mut hidden = admitted.values().filter(|ok| !**ok).count();
         let fused = fuse(&ranked.lists, opts);
