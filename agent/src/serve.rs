@@ -373,12 +373,14 @@ impl Reply {
 }
 
 impl HttpServer {
-    /// Binds the listening socket. `tokens` names the callers.
+    /// Binds the listening socket. `tokens` names the callers; its file is added to the
+    /// secrets a `reason` session must never read ([`mindex::ReasonOptions::secrets`]).
     pub fn bind(
         backend: Arc<Backend>,
         tokens: Tokens,
-        opts: ServeOptions,
+        mut opts: ServeOptions,
     ) -> Result<HttpServer, String> {
+        opts.mcp.reason.secrets.push(tokens.path.clone());
         let listener = std::net::TcpListener::bind(opts.bind.as_str())
             .map_err(|e| format!("cannot listen on {}: {e}", opts.bind))?;
         let addr = listener

@@ -356,6 +356,61 @@ fn only_memories_the_caller_sees_can_be_superseded_or_named() {
     assert_eq!(r["refusal"]["kind"], "duplicate", "{r}");
 }
 
+/// A memory one project writes for another says who wrote it, in the text models read (not
+/// only in JSON): `payments` never reads atlas's advice as its own verified lesson.
+#[test]
+fn a_memory_written_for_another_project_names_its_writer() {
+    let f = Fixture::new();
+    let title = "Payments retries must carry an idempotency key";
+    let r = remember(
+        &f,
+        "atlas",
+        &[
+            "--scope",
+            "project",
+            "--projects",
+            "payments,atlas",
+            "--title",
+            title,
+            "--body",
+            "Every payments retry must send the idempotency key of its first attempt, or the ledger books the charge twice.",
+        ],
+    );
+    assert_eq!(r["recorded"], true, "{r}");
+    let rc = f.json(&["recall", "--caller", "payments"]);
+    let m = rc["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == title)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rc}"));
+    assert_eq!(m["written_by"], "atlas", "{m}");
+    let text = f.run(&["recall", "--caller", "payments"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("(verified · written by atlas · projects: "),
+        "{text}"
+    );
+    // Over MCP, the text an agent reads.
+    let repo = f.repo("payments");
+    let mut c = Client::start(&f.vault, &repo);
+    let (text, _, _) = c.call("recall", json!({}));
+    assert!(text.contains("written by atlas"), "{text}");
+    // The writer itself is not told it wrote its own memory.
+    let rc = f.json(&["recall", "--caller", "atlas"]);
+    let own = rc["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == title)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rc}"));
+    assert!(own.get("written_by").is_none(), "{own}");
+    let text = f.run(&["recall", "--caller", "atlas"]);
+    assert!(!String::from_utf8_lossy(&text.stdout).contains("written by"));
+}
+
 #[test]
 fn a_correction_the_caller_is_not_served_is_counted_never_named() {
     let f = Fixture::new();

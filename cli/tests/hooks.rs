@@ -83,6 +83,16 @@ fn write(root: &Path, rel: &str, text: &str) {
     fs::write(p, text).unwrap();
 }
 
+/// A manifest exposing the folders these tests write notes in (the briefing names only what
+/// MCP would serve: nothing outside the exposed roots).
+fn expose(root: &Path) {
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"]}"#,
+    );
+}
+
 fn age(root: &Path, rel: &str, days: u64) {
     let t = SystemTime::now() - Duration::from_secs(days * 86_400);
     fs::File::options()
@@ -148,6 +158,7 @@ fn session_start_on_a_minimal_vault_has_every_header_in_order() {
 fn open_tasks_brain_index_and_md_case() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    expose(root);
     write(
         root,
         "work/active/project-x.md",
@@ -193,7 +204,7 @@ fn the_briefing_withholds_private_notes_and_strips_control_characters() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"mcp_never_expose": ["salaries.md"], "memory_root": "memories"}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "mcp_never_expose": ["salaries.md"], "memory_root": "memories"}"#,
     );
     write(
         root,
@@ -274,7 +285,7 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"mcp_never_expose": ["salaries.md", "North Star.md"], "memory_root": "memories"}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "mcp_never_expose": ["salaries.md", "North Star.md"], "memory_root": "memories"}"#,
     );
     write(
         root,
@@ -323,7 +334,7 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     assert!(ctx.contains("vault backup: Fine.md"), "{ctx}");
     assert!(
-        ctx.contains("(1 commit(s) naming withheld notes not shown)"),
+        ctx.contains("(1 commit(s) touching or naming notes agents may not see not shown)"),
         "{ctx}"
     );
     assert!(ctx.contains("FINETASK"), "{ctx}");
@@ -345,6 +356,80 @@ fn the_briefing_judges_links_by_their_targets_and_the_north_star_by_its_name() {
     );
 }
 
+/// The briefing follows MCP's rules exactly: nothing outside the exposed roots is listed or
+/// read, and a commit whose files an agent may not see keeps its subject, even when the
+/// subject names nothing withheld.
+#[test]
+fn the_briefing_names_nothing_outside_the_exposed_roots_nor_commits_of_hidden_notes() {
+    let (_d, root) = template_vault();
+    let root = root.as_path();
+    write(
+        root,
+        "hr-private/Layoff list Q3.md",
+        "# Layoffs\n- [ ] OUTSIDETASK tell finance\n",
+    );
+    write(
+        root,
+        "Loose Root Note.md",
+        "# Loose\n- [ ] ROOTOUTSIDETASK\n",
+    );
+    write(
+        root,
+        "work/active/Osprey Reorg.md",
+        "---\nprivate: true\n---\n# Osprey\nCut the team by 40 percent.\n",
+    );
+    write(
+        root,
+        "work/active/Visible Plan.md",
+        "# Plan\n- [ ] VISIBLETASK\n",
+    );
+    let git = |args: &[&str]| git_in(root, args);
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "Initial vault"]);
+    write(
+        root,
+        "work/active/Osprey Reorg.md",
+        "---\nprivate: true\n---\n# Osprey\nCut 40.\n",
+    );
+    git(&["commit", "-qam", "Cut Osprey team by 40 percent"]);
+    write(root, "hr-private/Layoff list Q3.md", "# Layoffs\nmore\n");
+    git(&["commit", "-qam", "Q3 headcount numbers"]);
+    write(
+        root,
+        "work/active/Visible Plan.md",
+        "# Plan\n- [ ] VISIBLETASK\n- [x] done\n",
+    );
+    git(&["commit", "-qam", "Plan progress"]);
+    let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
+    assert!(ctx.contains("VISIBLETASK"), "{ctx}");
+    assert!(ctx.contains("./work/active/Visible Plan.md"), "{ctx}");
+    assert!(ctx.contains("Plan progress"), "{ctx}");
+    assert!(
+        ctx.contains("commit(s) touching or naming notes agents may not see not shown"),
+        "{ctx}"
+    );
+    for hidden in [
+        "hr-private",
+        "Layoff",
+        "OUTSIDETASK",
+        "Loose Root Note",
+        "ROOTOUTSIDETASK",
+        "Osprey",
+        "40 percent",
+        "headcount",
+        "Initial vault",
+    ] {
+        assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
+    }
+    // The Stop report reads the same view.
+    let stop = serde_json::json!({"session_id": "s37", "hook_event_name": "SessionEnd"});
+    let out = hook(root, "stop", &stop);
+    for hidden in ["hr-private", "Layoff", "Loose Root Note", "Osprey"] {
+        assert!(!out.contains(hidden), "{hidden} in the Stop report: {out}");
+    }
+}
+
 /// A memory is never listed or named by the briefing, wherever it lies: a capture copied out of
 /// the store, a hand-filed one, and a commit subject naming a file of the store.
 #[test]
@@ -354,7 +439,7 @@ fn the_briefing_never_names_a_memory_wherever_it_lies() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"memory_root": "memories"}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "memory_root": "memories"}"#,
     );
     let capture = |title: &str, source: &str| {
         format!(
@@ -392,7 +477,7 @@ fn the_briefing_never_names_a_memory_wherever_it_lies() {
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     assert!(ctx.contains("FINETASK"), "{ctx}");
     assert!(
-        ctx.contains("(1 commit(s) naming withheld notes not shown)"),
+        ctx.contains("(1 commit(s) touching or naming notes agents may not see not shown)"),
         "{ctx}"
     );
     // An oversized memory in the store is not named among the oversized notes.
@@ -426,6 +511,7 @@ fn the_briefing_never_names_a_memory_wherever_it_lies() {
 fn a_note_made_private_leaves_the_briefing_even_when_size_and_mtime_are_kept() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    expose(root);
     let plan = "work/active/Quarter Plan.md";
     write(root, plan, "---\ntitle: abc\n---\n- [ ] OPENTASK ship it\n");
     let update = Command::new(env!("CARGO_BIN_EXE_mindex"))
@@ -466,6 +552,11 @@ fn a_note_made_private_leaves_the_briefing_even_when_size_and_mtime_are_kept() {
 fn listing_collapses_big_flat_folders_only() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    write(
+        root,
+        "vault-manifest.json",
+        r#"{"user_content_roots": ["people/", "small/", "tree/"]}"#,
+    );
     for i in 0..40 {
         write(root, &format!("people/P{i:02}.md"), "x");
     }
@@ -496,12 +587,17 @@ fn listing_collapses_big_flat_folders_only() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"listing_collapse_threshold": 2}"#,
+        r#"{"user_content_roots": ["people/", "small/", "tree/"], "listing_collapse_threshold": 2}"#,
     );
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     assert!(ctx.contains("./small/ — 3 notes"), "{ctx}");
 
     let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "vault-manifest.json",
+        r#"{"user_content_roots": ["f/"]}"#,
+    );
     for i in 0..12 {
         write(dir.path(), &format!("f/N{i:02}.md"), "x");
     }
@@ -531,7 +627,7 @@ fn budget_meter_and_degradation() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"eager_layer_budget_bytes": 400}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "eager_layer_budget_bytes": 400}"#,
     );
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     let last = ctx.lines().last().unwrap();
@@ -549,7 +645,7 @@ fn budget_meter_and_degradation() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"eager_layer_budget_bytes": 5000000}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "eager_layer_budget_bytes": 5000000}"#,
     );
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     let last = ctx.lines().last().unwrap();
@@ -953,7 +1049,7 @@ fn post_tool_flags_a_topic_cluster_forming() {
     write(
         root,
         "vault-manifest.json",
-        r#"{"mcp_never_expose": ["salaries.md"]}"#,
+        r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "inbox/", "thinking/"], "mcp_never_expose": ["salaries.md"]}"#,
     );
     write(
         root,
@@ -1029,6 +1125,7 @@ fn stop_reentry_prints_exactly_empty_braces() {
 fn stop_does_not_repeat_what_the_briefing_showed() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    expose(root);
     write(root, "work/active/Old.md", "---\nstatus: done\n---\n");
     let start = serde_json::json!({"session_id": "b1", "source": "startup"});
     let brief = context(&hook(root, "session-start", &start));
@@ -1069,6 +1166,7 @@ fn stop_does_not_repeat_what_the_briefing_showed() {
 fn a_saved_stop_report_never_names_a_note_made_private_since() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    expose(root);
     write(
         root,
         "work/active/Quiet Merger.md",
@@ -1093,6 +1191,7 @@ fn a_saved_stop_report_never_names_a_note_made_private_since() {
 fn stop_report_is_shown_once_handed_to_the_next_prompt_and_again_when_it_changes() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    expose(root);
     write(root, "work/active/Old.md", "---\nstatus: done\n---\n");
     let stop = serde_json::json!({"session_id": "s1", "hook_event_name": "Stop"});
     let first: Value = serde_json::from_str(&hook(root, "stop", &stop)).unwrap();

@@ -50,6 +50,10 @@ pub fn config_dir() -> Option<PathBuf> {
     Some(base.join("mindex"))
 }
 
+/// The variable naming the `serve` tokens file (`mindex serve --tokens` reads it too):
+/// `reason` hides the file it names wherever it lies.
+pub const SERVE_TOKENS_VAR: &str = "MINDEX_SERVE_TOKENS";
+
 /// Places in the home where editors, Obsidian and other tools keep copies of, or digests of,
 /// the files the user opened, canonical, for this user; those that do not exist are left out.
 /// `reason` hides them from its session, since a private note's text outlives the note there:

@@ -43,6 +43,8 @@ use chunks::*;
 use directory::*;
 use fields::*;
 pub(crate) use fields::{analyze, identifier_terms};
+#[cfg(test)]
+pub(crate) use snippet::clean_markdown;
 pub(crate) use tokenizer::Syntax;
 pub(crate) use writer::LexicalWriter;
 use writer::segment_files;

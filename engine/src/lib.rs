@@ -41,6 +41,8 @@ pub mod home;
 mod identity;
 pub mod init;
 mod lexical;
+#[cfg(test)]
+mod linear_tests;
 pub mod manifest;
 pub mod markdown;
 pub mod memory;

@@ -86,17 +86,28 @@ static INLINE_TAG: LazyLock<Regex> =
 static INLINE_CODE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`[^`\n]*`").expect("static regex"));
 
-fn push_tag(tags: &mut Vec<String>, raw: &str) {
-    let t = raw
-        .trim()
-        .trim_start_matches('#')
-        .trim_end_matches('/')
-        .to_lowercase();
-    if t.is_empty() || t.chars().all(|c| c.is_ascii_digit()) {
-        return;
-    }
-    if !tags.contains(&t) {
-        tags.push(t);
+/// Tags in first-seen order, deduplicated through a set (a note of 100,000 tags must cost
+/// linear time, not a scan of the list per tag).
+#[derive(Default)]
+struct Tags {
+    order: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Tags {
+    fn push(&mut self, raw: &str) {
+        let t = raw
+            .trim()
+            .trim_start_matches('#')
+            .trim_end_matches('/')
+            .to_lowercase();
+        if t.is_empty() || t.chars().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        if !self.seen.contains(&t) {
+            self.seen.insert(t.clone());
+            self.order.push(t);
+        }
     }
 }
 
@@ -144,12 +155,12 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         }
     };
 
-    let mut tags = Vec::new();
+    let mut tags = Tags::default();
     for t in crate::markdown::frontmatter::string_list(
         frontmatter.get("tags").or_else(|| frontmatter.get("tag")),
         true,
     ) {
-        push_tag(&mut tags, &t);
+        tags.push(&t);
     }
     let aliases = crate::markdown::frontmatter::string_list(
         frontmatter
@@ -195,11 +206,12 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
         // Headings start with `#` but are not tags; `INLINE_TAG` needs a non-space after `#`.
         for caps in INLINE_TAG.captures_iter(&without_code) {
             if let Some(m) = caps.get(1) {
-                push_tag(&mut tags, m.as_str());
+                tags.push(m.as_str());
             }
         }
     });
 
+    let tags = tags.order;
     // A person note's `title` is a job title (the manifest's person fields): the name is the
     // note's own heading or file name.
     let person = tags.iter().any(|t| t == "person" || t == "people");

@@ -159,7 +159,8 @@ impl Tree {
     }
 
     /// [`Tree::scan`] without what an agent may not see: notes marked private
-    /// ([`note_is_private`]) and files with a never-expose name. The memory root stays (its
+    /// ([`note_is_private`]), files with a never-expose name, and everything outside the
+    /// exposed roots (what MCP would never serve). The memory root stays (its
     /// captures are only counted); callers that list files leave it out with
     /// [`Tree::without_under`]. The memory root is the one the engine uses.
     pub(crate) fn scan_for_agents(root: &Path, index_dir: &Path, manifest: &Manifest) -> Tree {
@@ -178,12 +179,18 @@ impl Tree {
         let hidden = ex.withheld_from_agents_all(&files, Some(index_dir), tree.scanned_at);
         let mut i = 0;
         let mut withheld = Vec::new();
+        let memory_root = tree.memory_root.clone();
         tree.files.retain(|f| {
             i += 1;
-            if hidden[i - 1] {
+            // Outside the exposed roots (as MCP serves them) is nothing an agent is told of;
+            // the memory root stays (its captures are counted), and the vault's machinery
+            // (agent manuals, templates) is left out without its names counting as secret.
+            let outside =
+                !mindex::walk::is_within(&f.rel, &memory_root) && ex.matched_root(&f.rel).is_none();
+            if hidden[i - 1] || (outside && !manifest.is_infrastructure(&f.rel)) {
                 withheld.push(f.rel.clone());
             }
-            !hidden[i - 1]
+            !hidden[i - 1] && !outside
         });
         // A folder that held only withheld files is not shown either (its name may tell).
         let mut emptied: BTreeSet<&str> = BTreeSet::new();
@@ -220,6 +227,16 @@ impl Tree {
                         && !word(text[at + name.len()..].chars().next())
                 })
         })
+    }
+
+    /// Whether an agent may be told of the vault-relative `rel`: a file of this tree outside
+    /// the memory store.
+    pub(crate) fn shows(&self, rel: &str) -> bool {
+        (self.memory_root.is_empty() || !mindex::walk::is_within(rel, &self.memory_root))
+            && self
+                .files
+                .binary_search_by(|f| f.rel.as_str().cmp(rel))
+                .is_ok()
     }
 
     /// This tree without `dir` and everything under it.

@@ -322,8 +322,11 @@ fn sections(
         );
     }
     out.push(
-        Section::new("### Recent Changes (last 48h)", recent_changes(root, &tree))
-            .degrades(20, "(Over budget — run git log on demand.)"),
+        Section::new(
+            "### Recent Changes (last 48h)",
+            recent_changes(root, manifest, &tree),
+        )
+        .degrades(20, "(Over budget — run git log on demand.)"),
     );
     out.push(
         Section::new("### Open Tasks", open_tasks(root, manifest, &listed)).never_degrades(10),
@@ -440,9 +443,12 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
     }
 }
 
-/// `git log --oneline --since="48 hours ago" --no-merges`, first 15 lines, 5 s at most; a
-/// subject that names a withheld note is counted, not shown.
-fn recent_changes(root: &Path, tree: &Tree) -> String {
+/// `git log --oneline --since="48 hours ago" --no-merges` of the vault's folder, first 15
+/// commits, 5 s at most. A commit is shown only when every file it touched in the vault is
+/// one an agent may be told of (a note of the agents' tree, or the vault's machinery) and its
+/// subject names no withheld note; the others are counted, never shown (a commit that touched
+/// only a private note says what the note says).
+fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
     const NONE: &str = "(no git history)";
     if !root.ancestors().any(|a| a.join(".git").exists()) {
         return NONE.into();
@@ -451,12 +457,18 @@ fn recent_changes(root: &Path, tree: &Tree) -> String {
         .arg("-C")
         .arg(root)
         .args([
+            "-c",
+            "core.quotePath=false",
             "log",
-            "--oneline",
             "--since=48 hours ago",
             "--no-merges",
             "-n",
             "15",
+            "--format=%x1e%h %s",
+            "--name-only",
+            "--relative",
+            "--",
+            ".",
         ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -465,6 +477,15 @@ fn recent_changes(root: &Path, tree: &Tree) -> String {
     let Ok(mut child) = child else {
         return NONE.into();
     };
+    // Read while waiting: a full pipe must not stall git past the deadline.
+    let reader = child.stdout.take().map(|mut s| {
+        std::thread::spawn(move || {
+            use std::io::Read as _;
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            out
+        })
+    });
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         match child.try_wait() {
@@ -477,25 +498,23 @@ fn recent_changes(root: &Path, tree: &Tree) -> String {
             }
         }
     }
-    let mut stdout = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        use std::io::Read as _;
-        let _ = s.read_to_string(&mut stdout);
+    let stdout = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    let commits = stdout.split('\u{1e}').filter(|c| !c.trim().is_empty());
+    let (mut lines, mut hidden) = (Vec::new(), 0);
+    for commit in commits.take(15) {
+        let mut parts = commit.lines();
+        let subject = parts.next().unwrap_or_default().trim();
+        let mut files = parts.map(str::trim).filter(|f| !f.is_empty());
+        let told = files.all(|f| tree.shows(f) || manifest.is_infrastructure(f));
+        if told && !tree.names_withheld(subject) {
+            lines.push(one_line(subject));
+        } else {
+            hidden += 1;
+        }
     }
-    let all: Vec<&str> = stdout
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(15)
-        .collect();
-    let mut lines: Vec<String> = all
-        .iter()
-        .filter(|l| !tree.names_withheld(l))
-        .map(|l| l.to_string())
-        .collect();
-    let hidden = all.len() - lines.len();
     if hidden > 0 {
         lines.push(format!(
-            "({hidden} commit(s) naming withheld notes not shown)"
+            "({hidden} commit(s) touching or naming notes agents may not see not shown)"
         ));
     }
     if lines.is_empty() {

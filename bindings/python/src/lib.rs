@@ -118,6 +118,9 @@ struct PyMemory {
     confidence: String,
     /// The project that wrote it.
     origin: Option<String>,
+    /// Who wrote it when that is not the caller (its origin, `a person (hand-filed)`, or
+    /// `unknown`); `None` for the caller's own memories.
+    written_by: Option<String>,
     /// Local date written.
     date: Option<String>,
     /// Titles of the memories that correct it (only those the caller is served).
@@ -548,6 +551,7 @@ impl PyVault {
                     platforms: mm.platforms,
                     confidence: mm.confidence,
                     origin: mm.origin,
+                    written_by: m.written_by,
                     date: mm.date,
                     superseded_by: mm.superseded_by,
                     superseded_unseen: m.superseded_unseen,

@@ -97,6 +97,18 @@ def test_remember_and_recall(vault: mindex.Vault) -> None:
     assert m.title == "Python hosts release the GIL" and m.projects == ["atlas"]
     assert 'title="Python hosts release the GIL"' in repr(m) and "Some(" not in repr(m)
     assert m.why == 'explicitly lists project "atlas"'
+    assert m.written_by is None  # atlas's own memory
+    shared = vault.remember(
+        "Payments retries carry the first attempt's key",
+        "Every payments retry must send the idempotency key of its first attempt, or the ledger books twice.",
+        "verified",
+        verification="read the ledger code",
+        projects=["payments"],
+        project="atlas",
+    )
+    assert shared["recorded"] is True, shared
+    theirs = vault.recall(project="payments")
+    assert [x.written_by for x in theirs] == ["atlas"], theirs
     assert vault.recall(project="beacon") == []
     assert vault.recall() == []  # anonymous: general memories only
     h = vault.health(project="atlas")

@@ -34,44 +34,145 @@ pub(crate) struct Block<'a> {
     pub body_offset: usize,
     /// 1-based line number of the body's first line.
     pub body_start_line: usize,
+    /// When the block closed at a `...` line and a `---` line follows later: the lines between
+    /// the two. Obsidian reads a block to its `---`, so these lines are frontmatter to a
+    /// person; whether they mark the note private is judged too ([`privacy`], [`parse_text`]).
+    pub dots_tail: Option<&'a str>,
+}
+
+/// Zero-width characters a person cannot see before a fence (`U+200B`–`U+200D`, `U+2060`,
+/// `U+FEFF`).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+    )
+}
+
+/// The lines of `text` from byte `from`: `(start, content end, next start)`, a line ending at
+/// `\n`, `\r\n` or a lone `\r` (old Mac files), so a fence is found whatever the line endings.
+fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map_or(bytes.len(), |i| start + i);
+        let next = match bytes.get(end) {
+            Some(b'\r') if bytes.get(end + 1) == Some(&b'\n') => end + 2,
+            Some(_) => end + 1,
+            None => end,
+        };
+        at = next;
+        Some((start, end, next))
+    })
+}
+
+/// Whether a line is a `---` fence (trailing whitespace allowed).
+fn is_dashes(line: &str) -> bool {
+    line.trim_end() == "---"
 }
 
 /// Finds the leading frontmatter block; `None` when the text does not open with one.
+///
+/// The opening `---` is the first line (after a byte-order mark), or, displaced, the first
+/// line that is not blank after blank lines or zero-width characters a person cannot see
+/// (zero-width characters before the fence count as nothing too). A displaced block counts only
+/// when it closes and parses as a mapping: then the person plainly wrote frontmatter, and it is
+/// read (a `private: true` in it withholds the note), where Obsidian would show it as text.
 pub(crate) fn block(text: &str) -> Option<Block<'_>> {
-    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let first_end = text[bom..].find('\n').map_or(text.len(), |i| bom + i);
-    if text[bom..first_end].trim_end() != "---" {
+    let mut displaced = false;
+    let mut fence = None;
+    for (start, end, next) in lines_from(text, 0) {
+        let line = &text[start..end];
+        let line = if start == 0 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
+        if line.contains(is_invisible) {
+            displaced = true;
+        }
+        let visible = line.trim_matches(|c: char| c.is_whitespace() || is_invisible(c));
+        if visible == "---"
+            && !line
+                .trim_start_matches(is_invisible)
+                .starts_with(char::is_whitespace)
+        {
+            fence = Some((end, next));
+            break;
+        }
+        if !visible.is_empty() {
+            return None;
+        }
+        displaced = true;
+    }
+    let (fence_end, start) = fence?;
+    let crlf = text.as_bytes().get(fence_end) == Some(&b'\r')
+        && text.as_bytes().get(fence_end + 1) == Some(&b'\n');
+    let line_of = |offset: usize| {
+        1 + text[..offset].bytes().filter(|&b| b == b'\n').count() + lone_crs(&text[..offset])
+    };
+    let mut found = None;
+    for (ls, le, next) in lines_from(text, start) {
+        let trimmed = text[ls..le].trim_end();
+        if trimmed == "---" || trimmed == "..." {
+            found = Some((ls, next, trimmed == "..."));
+            break;
+        }
+    }
+    let b = match found {
+        Some((close_start, body_offset, dots)) => Block {
+            yaml: &text[start..close_start],
+            yaml_start: start,
+            close_start,
+            crlf,
+            closed: true,
+            body_offset,
+            body_start_line: line_of(body_offset),
+            dots_tail: if dots {
+                lines_from(text, body_offset)
+                    .find(|&(ls, le, _)| is_dashes(&text[ls..le]))
+                    .map(|(ls, _, _)| &text[body_offset..ls])
+            } else {
+                None
+            },
+        },
+        None => Block {
+            yaml: &text[start..],
+            yaml_start: start,
+            close_start: text.len(),
+            crlf,
+            closed: false,
+            body_offset: text.len(),
+            body_start_line: line_of(text.len()),
+            dots_tail: None,
+        },
+    };
+    if displaced && (!b.closed || parse(b.yaml).is_err()) {
         return None;
     }
-    let start = (first_end + 1).min(text.len());
-    let crlf = text[bom..first_end].ends_with('\r');
-    let mut offset = start;
-    let mut line_no = 2;
-    for line in text[start..].split_inclusive('\n') {
-        let trimmed = line.trim_end();
-        if trimmed == "---" || trimmed == "..." {
-            return Some(Block {
-                yaml: &text[start..offset],
-                yaml_start: start,
-                close_start: offset,
-                crlf,
-                closed: true,
-                body_offset: offset + line.len(),
-                body_start_line: line_no + 1,
-            });
-        }
-        offset += line.len();
-        line_no += 1;
-    }
-    Some(Block {
-        yaml: &text[start..],
-        yaml_start: start,
-        close_start: text.len(),
-        crlf,
-        closed: false,
-        body_offset: text.len(),
-        body_start_line: line_no,
-    })
+    Some(b)
+}
+
+/// How many lone `\r` line breaks (not followed by `\n`) `text` holds.
+fn lone_crs(text: &str) -> usize {
+    let b = text.as_bytes();
+    (0..b.len())
+        .filter(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))
+        .count()
+}
+
+/// Whether the lines after a block closed by `...` (up to a later `---`: see
+/// [`Block::dots_tail`]) parse as a mapping that marks the note private.
+fn tail_marks_private(b: &Block<'_>) -> bool {
+    b.dots_tail
+        .is_some_and(|tail| parse(tail).is_ok_and(|map| marks_private(&map)))
 }
 
 /// Parses a frontmatter block's YAML into a JSON map (empty for an empty block or `null`).
@@ -87,6 +188,7 @@ pub(crate) fn parse(yaml: &str) -> Result<Map<String, Value>, String> {
     // Merge keys (`<<: {private: true}`, `<<: *anchor`) are YAML's way of writing keys: a
     // note's fields are what they say after the merge, as other YAML readers see them.
     value.apply_merge().map_err(|e| e.to_string())?;
+    finite_or_text(&mut value);
     let value = match value {
         serde_yaml_ng::Value::Null => return Ok(Map::new()),
         serde_yaml_ng::Value::Mapping(_) => value,
@@ -99,13 +201,37 @@ pub(crate) fn parse(yaml: &str) -> Result<Map<String, Value>, String> {
     }
 }
 
+/// Non-finite floats (`.inf`, `-.Inf`, `.nan`) have no JSON form (they would become `null`,
+/// which reads as "not set"): they are kept as their text, so `private: .inf` is not plainly
+/// false and withholds the note.
+fn finite_or_text(value: &mut serde_yaml_ng::Value) {
+    use serde_yaml_ng::Value as Y;
+    match value {
+        Y::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| !f.is_finite()) {
+                *value = Y::String(f.to_string());
+            }
+        }
+        Y::Sequence(items) => items.iter_mut().for_each(finite_or_text),
+        Y::Mapping(map) => map.iter_mut().for_each(|(_, v)| finite_or_text(v)),
+        Y::Tagged(t) => finite_or_text(&mut t.value),
+        Y::Null | Y::Bool(_) | Y::String(_) => {}
+    }
+}
+
 /// The parsed frontmatter of a whole text: `Ok(None)` without a block, an error for a block
-/// that never closes or does not parse.
+/// that never closes or does not parse. When lines after a `...` close (up to a later `---`,
+/// where Obsidian ends the block) mark the note private, the map says `private: true`.
 pub(crate) fn parse_text(text: &str) -> Result<Option<Map<String, Value>>, String> {
     match block(text) {
         None => Ok(None),
         Some(b) if !b.closed => Err("frontmatter never closes".to_string()),
-        Some(b) => parse(b.yaml).map(Some),
+        Some(b) => parse(b.yaml).map(|mut map| {
+            if tail_marks_private(&b) {
+                map.insert("private".to_string(), Value::Bool(true));
+            }
+            Some(map)
+        }),
     }
 }
 
@@ -171,9 +297,16 @@ pub(crate) fn marks_private(map: &Map<String, Value>) -> bool {
                 .any(|(_, v)| {
                     string_list(Some(v), true)
                         .iter()
-                        .any(|t| t.trim_start_matches('#').eq_ignore_ascii_case("private"))
+                        .any(|t| is_private_tag(t.trim_start_matches('#')))
                 })
         })
+}
+
+/// `private`, or a tag nested under it (`private/hr`: Obsidian reads it as a child of
+/// `#private`), in any case.
+fn is_private_tag(tag: &str) -> bool {
+    let top = tag.split('/').next().unwrap_or(tag);
+    top.trim().eq_ignore_ascii_case("private")
 }
 
 fn plainly_false(v: &Value) -> bool {
@@ -210,6 +343,7 @@ pub(crate) fn privacy(head: &str) -> Privacy {
     match block(head) {
         None => Privacy::Public,
         Some(b) if !b.closed => Privacy::Unclosed,
+        Some(b) if tail_marks_private(&b) => Privacy::Private,
         Some(b) => match parse(b.yaml) {
             Ok(map) => privacy_of(&map),
             Err(_) => Privacy::Private,
@@ -570,6 +704,18 @@ mod tests {
             "tags: work private",
             "tags:\n  - work\n  - Private",
             "Tag: private",
+            // Non-finite floats have no JSON form; they must not read as null ("not set").
+            "private: .inf",
+            "private: +.Inf",
+            "private: -.INF",
+            "private: .nan",
+            "private: .NaN",
+            "private: [.nan]",
+            "private: !!float .inf",
+            // A tag nested under `private` (Obsidian: a child of #private).
+            "tags: [private/hr]",
+            "tags: \"#Private/HR\"",
+            "tags: work private/people/reviews",
             // Not a mapping, not YAML, duplicate keys: fail closed.
             "private",
             "private:\ntrue",
@@ -579,6 +725,49 @@ mod tests {
             let text = format!("---\n{fm}\n---\nbody\n");
             assert_eq!(privacy(&text), Privacy::Private, "{fm:?}");
         }
+    }
+
+    #[test]
+    fn frontmatter_a_person_plainly_wrote_is_read_however_it_is_laid_out() {
+        // A `...` line ends YAML, but Obsidian reads on to the `---`: a `private: true` there
+        // withholds the note on every path (the verdict and the parsed map).
+        let dots = "---\ntitle: Layoffs\n...\nprivate: true\n---\nbody\n";
+        assert_eq!(privacy(dots), Privacy::Private);
+        assert_eq!(
+            parse_text(dots).unwrap().unwrap().get("private"),
+            Some(&Value::Bool(true))
+        );
+        // ... but a `---` rule later in a body is not a reason to withhold a note.
+        let rule = "---\ntitle: x\n...\nSome text.\n\n---\nMore.\n";
+        assert_eq!(privacy(rule), Privacy::Public);
+        // Blank lines, or zero-width characters, before the opening fence.
+        for lead in [
+            "\n",
+            "\n\n",
+            "  \n",
+            "\u{200b}",
+            "\u{200b}\n",
+            "\u{feff}\u{2060}",
+            "\r\n",
+        ] {
+            let text = format!("{lead}---\nprivate: true\n---\nbody\n");
+            assert_eq!(privacy(&text), Privacy::Private, "{lead:?}");
+            let b = block(&text).expect("displaced block");
+            assert_eq!(&text[b.body_offset..], "body\n", "{lead:?}");
+        }
+        // A displaced fence that is a rule (no mapping follows, or it never closes) is text.
+        assert_eq!(privacy("\n---\nJust a rule.\n---\n"), Privacy::Public);
+        assert_eq!(privacy("\n---\nprivate: true\n"), Privacy::Public);
+        assert!(block("\n---\nJust a rule.\n").is_none());
+        assert!(block("text\n---\nprivate: true\n---\n").is_none());
+        assert!(block(" ---\nprivate: true\n---\n").is_none());
+        // Old Mac line endings (a lone CR).
+        let cr = "---\rprivate: true\r---\rbody\r";
+        assert_eq!(privacy(cr), Privacy::Private);
+        let b = block(cr).unwrap();
+        assert_eq!((b.closed, b.body_start_line), (true, 4));
+        assert_eq!(&cr[b.body_offset..], "body\r");
+        assert_eq!(privacy("---\rtitle: x\r---\rbody"), Privacy::Public);
     }
 
     #[test]
@@ -592,6 +781,8 @@ mod tests {
             "private:",
             "private: ~",
             "tags: [work, privacy]",
+            "tags: [privately, hr/private]",
+            "private: 0.0",
             "description: private notes on x",
             "title: x",
             "",

@@ -108,6 +108,12 @@ pub struct ReasonOptions {
     /// The most note bytes copied into the session's read-only view. Default:
     /// [`REASON_VIEW_CAP`].
     pub view_cap: Option<u64>,
+    /// Files holding secrets the session must never read, wherever they lie (`mindex serve`
+    /// puts its tokens file here). Each is hidden with its folder (a scratch tmpfs over it),
+    /// or alone with its siblings of the same name (`/dev/null` over each) when the folder
+    /// holds the home, the view or the agent's binary. The file named by
+    /// [`crate::home::SERVE_TOKENS_VAR`] and mindex's configuration folder are always hidden.
+    pub secrets: Vec<PathBuf>,
 }
 
 /// What a `reason` call gave.
@@ -331,17 +337,43 @@ impl Vault {
         if let Some(config) = crate::home::config_dir().and_then(|c| fs::canonicalize(c).ok()) {
             hidden.push(config);
         }
-        let mut covers: Vec<(PathBuf, bool)> = hidden.iter().map(|p| (p.clone(), true)).collect();
+        let mut covers: Vec<(PathBuf, bool)> = Vec::new();
+        let agent_binary = find_program(&command);
+        let keep: Vec<&Path> = [Some(view.root()), agent_binary.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        for (path, folder) in secret_covers(&opts.secrets, &keep) {
+            if folder {
+                hidden.push(path);
+            } else {
+                covers.push((path, false));
+            }
+        }
+        covers.extend(hidden.iter().map(|p| (p.clone(), true)));
         // Copies of notes that editors, Obsidian and other tools keep in the home.
         covers.extend(crate::home::note_copies());
         let started = Instant::now();
         let mut secret_names = hidden.clone();
+        secret_names.extend(covers.iter().filter(|c| !c.1).map(|c| c.0.clone()));
         secret_names.extend([self.root.clone(), self.index_dir.clone()]);
+        let pass_on = reason_cfg["env"]
+            .as_array()
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
         let run = run_bounded(
             &command,
             &args,
             view.root(),
             (&covers, &secret_names),
+            &pass_on,
+            !opts.secrets.is_empty(),
             timeout,
         );
         drop(view);
@@ -531,13 +563,16 @@ struct Run {
 /// Runs `command args` in `cwd` in its own process group, killing the group past `timeout`.
 ///
 /// The session first runs with `hidden.0` covered by its own mount namespace (Linux); when the
-/// kernel refuses, it runs again with the view alone. Environment variables naming a path of
-/// `hidden.1` are not passed on, and `PWD` names `cwd`.
+/// kernel refuses, it runs again with the view alone. Its environment is the allow-listed one
+/// of [`agent_env`] (plus the variables `pass_on` names), without any value naming a path of
+/// `hidden.1`; `PWD` names `cwd`.
 fn run_bounded(
     command: &Path,
     args: &[String],
     cwd: &Path,
     hidden: (&[(PathBuf, bool)], &[PathBuf]),
+    pass_on: &[String],
+    isolation_required: bool,
     timeout: Duration,
 ) -> Run {
     let (hidden, secret_names) = hidden;
@@ -548,7 +583,7 @@ fn run_bounded(
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        scrub_env(&mut cmd, secret_names, cwd);
+        agent_env(&mut cmd, secret_names, pass_on, cwd);
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt as _;
@@ -567,6 +602,23 @@ fn run_bounded(
             spawned = cmd.spawn();
             isolation = "namespaces";
         }
+    }
+    if spawned.is_err() && isolation_required {
+        // Secrets named by the caller (a server's tokens file) are hidden only by the
+        // namespaces: without them the session does not run.
+        let why = spawned
+            .err()
+            .map_or_else(String::new, |e| format!(" ({e})"));
+        return Run {
+            spawn_error: Some(format!(
+                "{}: this system refused the namespaces that hide the server's tokens file from the session{why}; `reason` runs only isolated here",
+                command.display()
+            )),
+            timed_out: false,
+            stdout: Vec::new(),
+            stderr: String::new(),
+            isolation: "",
+        };
     }
     if spawned.is_err() {
         isolation = "view";
@@ -641,37 +693,153 @@ fn run_bounded(
     }
 }
 
-/// Drops every environment variable whose value names a hidden path (the vault's location is
-/// not the session's business); `PATH` only loses the entries inside one. `PWD` names `cwd`.
-fn scrub_env(cmd: &mut Command, hidden: &[PathBuf], cwd: &Path) {
+/// Variables an agent CLI needs, passed on by name: where it finds programs, its home and
+/// locale, temporary folders, proxies and certificates to reach its model, and its own
+/// credentials and settings (`ANTHROPIC_*`, `CLAUDE_*`; Windows' system variables).
+const AGENT_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "COMSPEC",
+    "PATHEXT",
+];
+
+/// Prefixes of variables passed on: the agent's own credentials and settings, and the locale.
+const AGENT_ENV_PREFIXES: &[&str] = &["ANTHROPIC_", "CLAUDE_", "LC_"];
+
+/// Whether the variable `name` reaches the agent: allow-listed ([`AGENT_ENV`],
+/// [`AGENT_ENV_PREFIXES`]) or named by the manifest's `reason.env`, and never one of mindex's
+/// own (`MINDEX_*`: the vault, the tokens file, the caller).
+fn passes_on(name: &str, pass_on: &[String]) -> bool {
+    !name.to_ascii_uppercase().starts_with("MINDEX_")
+        && (AGENT_ENV.contains(&name)
+            || AGENT_ENV_PREFIXES.iter().any(|p| name.starts_with(p))
+            || pass_on.iter().any(|p| p == name))
+}
+
+/// The session's environment: only the variables [`passes_on`] admits, and of those none
+/// whose value names a hidden path (the vault's location, a tokens file, is not the session's
+/// business); `PATH` only loses the entries inside one. `PWD` names `cwd`.
+fn agent_env(cmd: &mut Command, hidden: &[PathBuf], pass_on: &[String], cwd: &Path) {
     let names_hidden = |v: &str| {
         hidden
             .iter()
             .any(|h| !h.as_os_str().is_empty() && v.contains(&*h.to_string_lossy()))
     };
+    cmd.env_clear();
     for (k, v) in std::env::vars_os() {
-        let v = v.to_string_lossy();
-        if !names_hidden(&v) {
+        let Some(name) = k.to_str() else { continue };
+        if !passes_on(name, pass_on) {
             continue;
         }
-        if k == "PATH" {
-            let kept: Vec<PathBuf> = std::env::split_paths(&*v)
+        let text = v.to_string_lossy();
+        if !names_hidden(&text) {
+            cmd.env(&k, &v);
+        } else if name == "PATH" {
+            let kept: Vec<PathBuf> = std::env::split_paths(&v)
                 .filter(|p| !hidden.iter().any(|h| p.starts_with(h)))
                 .collect();
-            match std::env::join_paths(kept) {
-                Ok(p) => {
-                    cmd.env("PATH", p);
-                }
-                Err(_) => {
-                    cmd.env_remove("PATH");
-                }
+            if let Ok(p) = std::env::join_paths(kept) {
+                cmd.env("PATH", p);
             }
-        } else {
-            cmd.env_remove(k);
         }
     }
-    cmd.env_remove("OLDPWD");
     cmd.env("PWD", cwd);
+}
+
+/// Where `command` runs from: itself when it names a path, else the first match on `PATH`.
+fn find_program(command: &Path) -> Option<PathBuf> {
+    if command.components().count() > 1 {
+        return fs::canonicalize(command).ok();
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(command))
+        .find(|p| p.is_file())
+        .and_then(|p| fs::canonicalize(p).ok())
+}
+
+/// What covers each secret file: `(path, true)` for its folder (a scratch tmpfs), or, when
+/// the folder is `/` or holds the home or a path of `keep` (the view, the agent's binary),
+/// `(path, false)` for the file and each sibling whose name starts with its name (backups,
+/// temporary copies). A secret that does not exist yet is still covered through its folder.
+fn secret_covers(secrets: &[PathBuf], keep: &[&Path]) -> Vec<(PathBuf, bool)> {
+    let mut named: Vec<PathBuf> = secrets.to_vec();
+    if let Some(p) = std::env::var_os(crate::home::SERVE_TOKENS_VAR).filter(|p| !p.is_empty()) {
+        named.push(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| fs::canonicalize(h).ok());
+    let mut out = Vec::new();
+    for secret in named {
+        let Some(name) = secret.file_name().map(|n| n.to_os_string()) else {
+            continue;
+        };
+        let Some(folder) = secret
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(
+                || std::env::current_dir().ok(),
+                |p| fs::canonicalize(p).ok(),
+            )
+        else {
+            continue;
+        };
+        let holds = |p: &Path| p.starts_with(&folder);
+        let too_wide = folder.parent().is_none()
+            || home.as_deref().is_some_and(holds)
+            || keep.iter().any(|k| holds(k));
+        if !too_wide {
+            out.push((folder, true));
+            continue;
+        }
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        let prefix = name.to_string_lossy().into_owned();
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix)
+                && e.file_type().is_ok_and(|t| t.is_file())
+            {
+                out.push((e.path(), false));
+            }
+        }
+    }
+    out
 }
 
 fn kill_group(child: &mut std::process::Child) {

@@ -58,6 +58,11 @@ pub struct RecalledMemory {
     /// Why the caller sees it (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Who wrote it, when that is not the caller: its `origin` project, `a person (hand-filed)`
+    /// for a hand-filed memory without one, else `unknown`. The text names it ("written by
+    /// atlas") so an agent never reads another project's lesson as its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<String>,
     /// Corrections of this memory the caller is not served, counted (their titles are left out
     /// of `superseded_by`).
     #[serde(skip_serializing_if = "is_zero")]
@@ -79,6 +84,24 @@ impl RecalledMemory {
             Some(Promotion::Served { text, .. }) => text,
             _ => &self.memory.body,
         }
+    }
+}
+
+/// Who wrote `m`, when it was not `caller` (see [`RecalledMemory::written_by`]).
+fn written_by(m: &Memory, caller: &Caller) -> Option<String> {
+    let origin = m.origin.as_deref().map(str::trim).filter(|o| !o.is_empty());
+    match (origin, caller.project.as_deref()) {
+        (Some(o), Some(p)) if o.eq_ignore_ascii_case(p.trim()) => None,
+        (Some(o), _) => Some(o.to_string()),
+        (None, _)
+            if m.source.as_deref().is_some_and(|s| {
+                s.trim()
+                    .eq_ignore_ascii_case(crate::memory::HAND_FILED_SOURCE)
+            }) =>
+        {
+            Some("a person (hand-filed)".to_string())
+        }
+        (None, _) => Some("unknown".to_string()),
     }
 }
 
@@ -153,6 +176,7 @@ impl Vault {
                     .superseded_by
                     .retain(|t| served.contains(&title_key(t)));
                 RecalledMemory {
+                    written_by: written_by(&memory, caller),
                     promotion: m
                         .promoted
                         .as_deref()

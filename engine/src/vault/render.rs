@@ -96,6 +96,9 @@ impl Recall {
             }
             let mm = &m.memory;
             let mut facets = vec![mm.confidence.clone()];
+            if let Some(w) = &m.written_by {
+                facets.push(format!("written by {w}"));
+            }
             if !mm.projects.is_empty() {
                 facets.push(format!("projects: {}", mm.projects.join(", ")));
             }

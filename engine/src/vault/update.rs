@@ -201,25 +201,72 @@ pub(super) fn load_file(
     }
 }
 
+/// The file that serialises creating the lexical index (`<index>/create.lock`).
+const CREATE_LOCK: &str = "create.lock";
+
+/// tantivy's own writer lock of the index in `lexical`, held (without waiting) while the index
+/// is removed, so no writer in another process is working in it; [`Error::Busy`] when one is.
+fn take_writer_lock(lexical: &Path) -> Result<fs::File> {
+    let lock_path = lexical.join(".tantivy-writer.lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| Error::io(&lock_path, e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(fs::TryLockError::WouldBlock) => Err(Error::Busy {
+            path: lexical.to_path_buf(),
+        }),
+        Err(fs::TryLockError::Error(e)) => Err(Error::io(&lock_path, e)),
+    }
+}
+
 impl Vault {
     /// Opens the index for writing, creating (or, when incompatible, recreating) it.
+    ///
+    /// Creating is serialised across processes by `<index>/create.lock`: two updates starting
+    /// on a vault without an index (two agent sessions at once) would otherwise both create it,
+    /// and the later one would fail ("index already exists") or remove the index the other was
+    /// still writing. Under the lock the index is looked at again; the process that finds it
+    /// made goes on to the writer lock like any other update (and may be told `Busy`).
     pub(super) fn lexical_for_update(&self) -> Result<(Arc<Lexical>, bool)> {
         match self.lexical() {
-            Ok(l) => Ok((l, false)),
-            Err(Error::IndexMissing { .. }) => {
-                let l = Arc::new(Lexical::create(&self.lexical_dir())?);
-                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
-                Ok((l, true))
-            }
-            Err(Error::Corrupt { .. }) => {
-                let dir = self.lexical_dir();
-                fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-                let l = Arc::new(Lexical::create(&dir)?);
-                *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
-                Ok((l, true))
-            }
-            Err(e) => Err(e),
+            Ok(l) => return Ok((l, false)),
+            Err(Error::IndexMissing { .. } | Error::Corrupt { .. }) => {}
+            Err(e) => return Err(e),
         }
+        fs::create_dir_all(&self.index_dir).map_err(|e| Error::io(&self.index_dir, e))?;
+        let lock_path = self.index_dir.join(CREATE_LOCK);
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| Error::io(&lock_path, e))?;
+        // Creating an index takes milliseconds: waiting is right here.
+        lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+        let dir = self.lexical_dir();
+        let created = match Lexical::open(&dir) {
+            Ok(l) => return Ok((self.keep_lexical(Arc::new(l)), false)),
+            Err(Error::IndexMissing { .. }) => Lexical::create(&dir)?,
+            Err(Error::Corrupt { .. }) => {
+                // Another process may still write into an index it can read (another version
+                // of mindex): its writer lock says so, and this update is then `Busy`.
+                let _writer = take_writer_lock(&dir)?;
+                fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                Lexical::create(&dir)?
+            }
+            Err(e) => return Err(e),
+        };
+        drop(lock);
+        Ok((self.keep_lexical(Arc::new(created)), true))
+    }
+
+    fn keep_lexical(&self, l: Arc<Lexical>) -> Arc<Lexical> {
+        *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
+        l
     }
 
     /// Brings the index up to date with the notes on disk.
@@ -256,20 +303,7 @@ impl Vault {
         // process is working in it; the index is removed whole, since any file of it may be the
         // damaged one.
         let guard = if lexical.is_dir() {
-            let lock_path = lexical.join(".tantivy-writer.lock");
-            let f = fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&lock_path)
-                .map_err(|e| Error::io(&lock_path, e))?;
-            match f.try_lock() {
-                Ok(()) => Some(f),
-                Err(fs::TryLockError::WouldBlock) => {
-                    return Err(Error::Busy { path: lexical });
-                }
-                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&lock_path, e)),
-            }
+            Some(take_writer_lock(&lexical)?)
         } else {
             None
         };
@@ -894,6 +928,39 @@ mod tests {
         let rels: Vec<String> = rels.iter().map(|s| s.to_string()).collect();
         v.update_in(&NoProgress, false, Scope::Paths(&rels))
             .unwrap()
+    }
+
+    /// Two updates starting at once on a vault without an index (two agent sessions): both
+    /// get the one index, neither fails with "index already exists" nor removes the other's.
+    #[test]
+    fn two_updates_creating_the_index_at_once_share_it() {
+        for round in 0..40 {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "n.md", "# N\n\nhello\n");
+            let barrier = std::sync::Barrier::new(2);
+            let results: Vec<Result<bool>> = std::thread::scope(|s| {
+                let open = || {
+                    let v = Vault::open(d.path(), VaultOptions::default()).unwrap();
+                    barrier.wait();
+                    v.lexical_for_update().map(|(_, created)| created)
+                };
+                let a = s.spawn(open);
+                let b = s.spawn(open);
+                vec![a.join().unwrap(), b.join().unwrap()]
+            });
+            let created: Vec<bool> = results
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|e| panic!("round {round}: {e}")))
+                .collect();
+            assert_eq!(
+                created.iter().filter(|c| **c).count(),
+                1,
+                "round {round}: one of them creates the index"
+            );
+            let v = Vault::open(d.path(), VaultOptions::default()).unwrap();
+            v.update(&NoProgress).unwrap();
+            assert_eq!(paths(&v, "hello"), ["n.md"]);
+        }
     }
 
     /// An index written by another version of mindex (another schema) is reported as

@@ -35,6 +35,7 @@ class Memory:
     platforms: list[str]
     confidence: str
     origin: Optional[str]
+    written_by: Optional[str]
     date: Optional[str]
     superseded_by: list[str]
     superseded_unseen: int
