@@ -138,6 +138,13 @@ pub struct HookContext {
     /// The folders agents keep their session transcripts in: pre-compact backs up only a
     /// transcript under one of them ([`compact::transcript_roots`] by default).
     pub transcript_roots: Vec<PathBuf>,
+    /// The folder the agent works in when its payload does not say (`cwd`): the CLI sets the
+    /// agent's project folder (`CLAUDE_PROJECT_DIR`, …), else its own working folder. `None`
+    /// (the default) counts as inside the vault.
+    pub workdir: Option<PathBuf>,
+    /// The caller's project as the user named it (`--caller` / `MINDEX_CALLER`), for a session
+    /// outside the vault; else it is the working folder's ([`mindex::Caller::from_cwd`]).
+    pub caller: Option<String>,
 }
 
 impl HookContext {
@@ -154,6 +161,8 @@ impl HookContext {
             now: SystemTime::now(),
             env_file: None,
             transcript_roots: compact::transcript_roots(),
+            workdir: None,
+            caller: None,
         }
     }
 
@@ -175,6 +184,40 @@ impl HookContext {
     fn manifest(&self) -> Manifest {
         Manifest::load(&self.root)
     }
+
+    /// Where the agent works, when that is outside the vault: a code repository whose vault
+    /// came from `--vault` / `MINDEX_VAULT`. The folder is the payload's `cwd` (an absolute
+    /// path), else [`HookContext::workdir`]; it is outside when, both resolved through
+    /// symlinks, it is not the vault or inside it. `None` inside the vault or when nothing
+    /// says where the agent works: the hooks then speak as they always did.
+    pub(crate) fn outside(&self, p: &Payload) -> Option<Outside> {
+        let dir = p
+            .string(&["cwd", "working_directory", "workingDirectory"])
+            .map(PathBuf::from)
+            .filter(|d| d.is_absolute())
+            .or_else(|| self.workdir.clone())?;
+        let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+        if real(&dir).starts_with(real(&self.root)) {
+            return None;
+        }
+        let caller = self
+            .caller
+            .as_deref()
+            .and_then(|c| mindex::Caller::named(c).ok())
+            .unwrap_or_else(|| mindex::Caller::from_cwd(&dir, &self.root));
+        Some(Outside { dir, caller })
+    }
+}
+
+/// A session working outside the vault ([`HookContext::outside`]): paths it is told are the
+/// vault's, and its project is the working repository's.
+#[derive(Debug, Clone)]
+pub(crate) struct Outside {
+    /// The folder the agent works in.
+    pub(crate) dir: PathBuf,
+    /// Who the session is: `--caller` / `MINDEX_CALLER`, else the working repository (as
+    /// `mindex record-work` run there identifies it).
+    pub(crate) caller: mindex::Caller,
 }
 
 /// What a hook answers.

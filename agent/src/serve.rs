@@ -128,16 +128,8 @@ impl Tokens {
                 format!("cannot read the tokens file {shown}: {e}")
             }
         })?;
-        if let (Ok(file), Ok(vault)) = (path.canonicalize(), vault_root.canonicalize())
-            && file.starts_with(&vault)
-        {
-            return Err(format!(
-                "the tokens file {shown} is inside the vault: anyone who can read the vault (or an \
-                 agent reading its files) could read the tokens. Keep it outside, e.g. the default {}",
-                default_tokens_path()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|| "~/.config/mindex/serve-tokens".into())
-            ));
+        if inside_vault(path, vault_root) {
+            return Err(inside_vault_refusal(path));
         }
         #[cfg(unix)]
         {
@@ -229,9 +221,66 @@ fn random_hex(n: usize) -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Whether the tokens file at `path` lies inside the vault at `vault_root`: both resolved
+/// through symlinks, a file that does not exist yet (nor perhaps its folders) by its nearest
+/// existing folder, the rest of the path read lexically. A vault that cannot be resolved holds
+/// nothing.
+fn inside_vault(path: &Path, vault_root: &Path) -> bool {
+    let Ok(vault) = vault_root.canonicalize() else {
+        return false;
+    };
+    resolved(path).is_some_and(|file| file.starts_with(&vault))
+}
+
+/// `path` made absolute and resolved through symlinks as far as it exists; the components past
+/// the deepest existing folder are appended lexically (`..` popping one), as creating them
+/// would lay them out.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    let mut base = path.as_path();
+    let mut rest = Vec::new();
+    let mut real = loop {
+        match base.canonicalize() {
+            Ok(r) => break r,
+            Err(_) => {
+                rest.push(base.file_name().map(|n| n.to_os_string()));
+                base = base.parent()?;
+            }
+        }
+    };
+    for part in rest.into_iter().rev() {
+        match part {
+            Some(name) => real.push(name),
+            // `..` (the only component without a file name once absolute).
+            None => {
+                real.pop();
+            }
+        }
+    }
+    Some(real)
+}
+
+fn inside_vault_refusal(path: &Path) -> String {
+    format!(
+        "the tokens file {} is inside the vault: anyone who can read the vault (or an agent \
+         reading its files) could read the tokens. Keep it outside, e.g. the default {}",
+        path.display(),
+        default_tokens_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "~/.config/mindex/serve-tokens".into())
+    )
+}
+
 /// Makes a new token for `caller`, appends it to the tokens file at `path` (created, with its
-/// folder, readable by its owner only) and returns it.
-pub fn add_token(path: &Path, caller: &str) -> Result<String, String> {
+/// folder, readable by its owner only) and returns it. A `path` inside the vault at
+/// `vault_root` (when the vault is known) is refused before anything is created or written:
+/// `serve` would refuse that file anyway, and the secret would already sit in the vault.
+pub fn add_token(path: &Path, caller: &str, vault_root: Option<&Path>) -> Result<String, String> {
+    if let Some(vault) = vault_root
+        && inside_vault(path, vault)
+    {
+        return Err(inside_vault_refusal(path));
+    }
     let caller = Caller::named(caller).map_err(|e| e.to_string())?;
     let name = caller.project.unwrap_or_default();
     let token = random_hex(32).map_err(|e| format!("cannot read random bytes: {e}"))?;
@@ -950,8 +999,8 @@ mod tests {
         let vault = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let path = outside.path().join("cfg").join("tokens");
-        let alpha = add_token(&path, "Alpha").unwrap();
-        let beta = add_token(&path, "beta").unwrap();
+        let alpha = add_token(&path, "Alpha", Some(vault.path())).unwrap();
+        let beta = add_token(&path, "beta", None).unwrap();
         assert_eq!(alpha.len(), 64);
         assert_ne!(alpha, beta);
         let tokens = Tokens::load(&path, vault.path()).unwrap();
@@ -981,7 +1030,7 @@ mod tests {
     fn a_tokens_file_inside_the_vault_or_malformed_is_refused_by_line() {
         let vault = tempfile::tempdir().unwrap();
         let inside = vault.path().join("tokens");
-        add_token(&inside, "alpha").unwrap();
+        add_token(&inside, "alpha", None).unwrap();
         let e = Tokens::load(&inside, vault.path()).unwrap_err();
         assert!(e.contains("inside the vault"), "{e}");
 
@@ -1013,6 +1062,47 @@ mod tests {
         assert!(e.contains("no token"), "{e}");
         let e = Tokens::load(&outside.path().join("absent"), vault.path()).unwrap_err();
         assert!(e.contains("--add-token"), "{e}");
+    }
+
+    /// Issue 38 finding 8: `--add-token` refuses a tokens file inside the vault before writing
+    /// anything, however the path reaches it (folders not created yet, `..`, a symlinked
+    /// folder), and writes nothing there.
+    #[test]
+    fn add_token_refuses_a_tokens_file_inside_the_vault_before_writing() {
+        let vault = tempfile::tempdir().unwrap();
+        let v = vault.path();
+        std::fs::create_dir_all(v.join("brain")).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let mut paths = vec![
+            v.join("serve-tokens"),
+            v.join("brain/secrets/tokens"),
+            v.join("new/deeper/../tokens"),
+            outside
+                .path()
+                .join("gone/../../")
+                .join(v.file_name().unwrap())
+                .join("tokens"),
+        ];
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(v.join("brain"), outside.path().join("link")).unwrap();
+            paths.push(outside.path().join("link/tokens"));
+        }
+        for path in &paths {
+            let e = add_token(path, "alpha", Some(v)).unwrap_err();
+            assert!(e.contains("inside the vault"), "{}: {e}", path.display());
+        }
+        let mut left: Vec<_> = std::fs::read_dir(v)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["brain"], "nothing written or created in the vault");
+        assert_eq!(std::fs::read_dir(v.join("brain")).unwrap().count(), 0);
+        // Outside the vault, and with no vault known, a token is made.
+        let path = outside.path().join("cfg/tokens");
+        add_token(&path, "alpha", Some(v)).unwrap();
+        assert_eq!(Tokens::load(&path, v).unwrap().len(), 1);
     }
 
     #[test]

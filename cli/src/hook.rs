@@ -36,18 +36,7 @@ fn hook_root(vault: Option<&Path>) -> Option<(PathBuf, String)> {
     if let Some(v) = vault {
         return Some((v.to_path_buf(), "--vault / MINDEX_VAULT".to_string()));
     }
-    let project = [
-        "CLAUDE_PROJECT_DIR",
-        "CODEX_PROJECT_DIR",
-        "GEMINI_PROJECT_DIR",
-    ]
-    .into_iter()
-    .find_map(|key| {
-        std::env::var_os(key)
-            .filter(|v| !v.is_empty())
-            .map(|v| (key, PathBuf::from(v)))
-    });
-    if let Some((key, dir)) = &project {
+    if let Some((key, dir)) = &agent_project_dir() {
         if let Some(root) = mindex::vault::find_vault_root(dir) {
             return Some((root, format!("{key} is inside this vault")));
         }
@@ -60,6 +49,22 @@ fn hook_root(vault: Option<&Path>) -> Option<(PathBuf, String)> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     mindex::vault::find_vault_root(&cwd)
         .map(|root| (root, "the current folder is inside this vault".to_string()))
+}
+
+/// The agent's project folder and the variable that gave it: `CLAUDE_PROJECT_DIR`,
+/// `CODEX_PROJECT_DIR` or `GEMINI_PROJECT_DIR` (empty counts as unset).
+fn agent_project_dir() -> Option<(&'static str, PathBuf)> {
+    [
+        "CLAUDE_PROJECT_DIR",
+        "CODEX_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+    ]
+    .into_iter()
+    .find_map(|key| {
+        std::env::var_os(key)
+            .filter(|v| !v.is_empty())
+            .map(|v| (key, PathBuf::from(v)))
+    })
 }
 
 /// [`hook_root`], with the choice (or its absence) said in debug output.
@@ -94,8 +99,14 @@ fn read_payload() -> Vec<u8> {
 }
 
 /// Runs the hook for `event` and always returns success. `index` is the user's `--index` /
-/// `MINDEX_INDEX_DIR` (default: `<vault>/.mindex`).
-pub fn run(event: &str, vault: Option<&Path>, index: Option<&Path>) -> ExitCode {
+/// `MINDEX_INDEX_DIR` (default: `<vault>/.mindex`); `caller` the user's `--caller` /
+/// `MINDEX_CALLER` (who a session outside the vault is).
+pub fn run(
+    event: &str,
+    vault: Option<&Path>,
+    index: Option<&Path>,
+    caller: Option<&str>,
+) -> ExitCode {
     if !debug_on() {
         // A panic must not print a backtrace into the agent's transcript.
         std::panic::set_hook(Box::new(|_| {}));
@@ -122,6 +133,12 @@ pub fn run(event: &str, vault: Option<&Path>, index: Option<&Path>) -> ExitCode 
     if let Some(index) = index {
         ctx = ctx.with_index_dir(index);
     }
+    // Where the agent works when its payload does not say: its project folder, else this
+    // process's folder. Outside the vault, the hooks speak in vault paths.
+    ctx.workdir = agent_project_dir()
+        .map(|(_, dir)| dir)
+        .or_else(|| std::env::current_dir().ok());
+    ctx.caller = caller.map(str::to_string);
     if ev == HookEvent::SessionStart {
         ctx.env_file = std::env::var_os("CLAUDE_ENV_FILE")
             .filter(|v| !v.is_empty())

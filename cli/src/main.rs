@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use mindex::scoped::docs;
 use mindex::{SearchOptions, Vault, VaultOptions};
 
 /// Local search and memory over a markdown vault, for AI coding agents.
@@ -66,6 +67,13 @@ enum Command {
         /// never in a real vault.
         #[arg(long)]
         with_samples: bool,
+        /// With --merge, also migrate the agents' user-level MCP servers (Claude Code's
+        /// ~/.claude.json, Codex's ~/.codex/config.toml, Gemini's ~/.gemini/settings.json):
+        /// obsidian-mind's `om` and qmd servers become `mindex mcp --vault <vault>`, each file
+        /// backed up as <file>.pre-mindex. Without it they are only named, with the command
+        /// that migrates each.
+        #[arg(long, requires = "merge")]
+        user_configs: bool,
     },
     /// Bring the index up to date with the notes on disk (only changed notes are re-indexed).
     Update {
@@ -166,6 +174,7 @@ enum Command {
         rerank_candidates: usize,
     },
     /// What is indexed, what the last update did, and what changed on disk since.
+    #[command(long_about = docs::status::TOOL)]
     Status {
         /// Also read every index file and verify its checksum (slower: proportional to the
         /// index size). By default only missing or empty index files are looked for.
@@ -174,93 +183,70 @@ enum Command {
     },
     /// Record a lesson as a scoped memory (refused when it duplicates one or breaks the rules;
     /// exit status 3 then).
+    #[command(long_about = cli_words(docs::remember::TOOL, "A refusal writes nothing and exits with status 3."))]
     Remember {
-        /// One line naming the lesson.
-        #[arg(long)]
+        #[arg(long, help = docs::remember::TITLE)]
         title: String,
-        /// The lesson (at least 40 characters); `-` reads it from stdin.
-        #[arg(long)]
+        #[arg(long, help = format!("{} `-` reads it from stdin.", docs::remember::BODY))]
         body: String,
-        /// Who it reaches: general (everyone), platform (--platforms), project (--projects, default
-        /// the caller's project).
-        #[arg(long, value_parser = ["general", "platform", "project"])]
+        #[arg(long, value_parser = ["general", "platform", "project"], help = docs::remember::SCOPE)]
         scope: Option<String>,
-        /// Projects it reaches, comma-separated.
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', help = format!("{} Comma-separated.", docs::remember::PROJECTS))]
         projects: Vec<String>,
-        /// Platforms it reaches, comma-separated.
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', help = format!("{} Comma-separated.", docs::remember::PLATFORMS))]
         platforms: Vec<String>,
-        /// How well it is established.
-        #[arg(long, value_parser = ["verified", "inferred", "unverified"])]
+        #[arg(long, value_parser = ["verified", "inferred", "unverified"], help = docs::remember::CONFIDENCE)]
         confidence: String,
-        /// How it was checked.
-        #[arg(long)]
+        #[arg(long, help = docs::remember::VERIFICATION)]
         verification: Option<String>,
-        /// Why a general lesson holds everywhere.
-        #[arg(long)]
+        #[arg(long, help = docs::remember::GENERALITY)]
         generality: Option<String>,
-        /// A note to list under Related; repeatable.
-        #[arg(long = "link")]
+        #[arg(long = "link", help = format!("{} Repeatable.", docs::remember::LINKS))]
         links: Vec<String>,
-        /// The exact title of a memory this one corrects; repeatable.
-        #[arg(long)]
+        #[arg(long, help = format!("{} Repeatable.", docs::remember::SUPERSEDES))]
         supersedes: Vec<String>,
-        /// Record even if a near-identical memory exists.
-        #[arg(long)]
+        #[arg(long, help = docs::remember::FORCE)]
         force: bool,
-        /// Show what would be written; write nothing.
-        #[arg(long)]
+        #[arg(long, help = docs::remember::DRY_RUN)]
         dry_run: bool,
     },
     /// The memories that reach the caller, best first (ordered by QUERY when given).
+    #[command(long_about = cli_words(docs::recall::TOOL, "`query` is the QUERY argument."))]
     Recall {
-        /// Order by relevance to this text (nothing visible is dropped).
+        #[arg(help = docs::recall::QUERY)]
         query: Option<String>,
-        /// Maximum number of memories.
-        #[arg(long, short = 'n', default_value_t = mindex::memory::DEFAULT_RECALL_LIMIT, value_parser = at_least_one)]
+        #[arg(long, short = 'n', default_value_t = mindex::memory::DEFAULT_RECALL_LIMIT, value_parser = at_least_one, help = docs::recall::LIMIT)]
         limit: usize,
-        /// Say why each memory is visible, and count what is withheld and why.
-        #[arg(long)]
+        #[arg(long, help = docs::recall::EXPLAIN)]
         explain: bool,
         /// Model folder (see `embed`); used when vectors exist.
         #[arg(long, value_name = "DIR")]
         model: Option<PathBuf>,
     },
     /// File a note about work done (or a decision record) in the vault.
+    #[command(long_about = cli_words(docs::record_work::TOOL, "`kind: decision` is --decision-record here. A refusal writes nothing and exits with status 3."))]
     RecordWork {
-        /// The note's title.
-        #[arg(long)]
+        #[arg(long, help = docs::record_work::TITLE)]
         title: String,
-        /// What was done; `-` reads it from stdin.
-        #[arg(long)]
+        #[arg(long, help = format!("{} `-` reads it from stdin.", docs::record_work::SUMMARY))]
         summary: String,
-        /// What changed; repeatable.
-        #[arg(long = "change")]
+        #[arg(long = "change", help = format!("{} Repeatable.", docs::record_work::CHANGES))]
         changes: Vec<String>,
-        /// A decision made; repeatable.
-        #[arg(long = "decision")]
+        #[arg(long = "decision", help = format!("{} Repeatable.", docs::record_work::DECISIONS))]
         decisions: Vec<String>,
-        /// Something learned; repeatable.
-        #[arg(long = "learned")]
+        #[arg(long = "learned", help = format!("{} Repeatable.", docs::record_work::LEARNED))]
         learned: Vec<String>,
-        /// Something still open; repeatable.
-        #[arg(long = "open")]
+        #[arg(long = "open", help = format!("{} Repeatable.", docs::record_work::OPEN))]
         open: Vec<String>,
-        /// A note that informed the work; repeatable.
-        #[arg(long = "informed-by")]
+        #[arg(long = "informed-by", help = format!("{} Repeatable.", docs::record_work::INFORMED_BY))]
         informed_by: Vec<String>,
-        /// How the work was verified.
-        #[arg(long)]
+        #[arg(long, help = docs::record_work::VERIFICATION)]
         verification: Option<String>,
-        /// Folder inside an exposed root (default: projects/<caller>/, else the inbox).
-        #[arg(long)]
+        #[arg(long, help = docs::record_work::FOLDER)]
         folder: Option<String>,
-        /// File a decision record instead of a dated note.
-        #[arg(long)]
+        #[arg(long, help = format!("File it as kind `decision` (without this flag, `note`). {}", docs::record_work::KIND))]
         decision_record: bool,
-        /// Show what would be written; write nothing.
-        #[arg(long)]
+        #[arg(long, help = docs::record_work::DRY_RUN)]
         dry_run: bool,
     },
     /// A note's neighbourhood: the visible notes it links to and that link to it.
@@ -273,8 +259,9 @@ enum Command {
     /// Answer a question with a read-only agent session over the exposed vault (spawns the agent
     /// CLI: $MINDEX_REASON_BIN, else the manifest's `reason.command`, else `claude`). Exit 3 when
     /// no answer came back.
+    #[command(long_about = cli_words(docs::reason::TOOL, "The session is the agent CLI: $MINDEX_REASON_BIN, else the manifest's `reason.command`, else `claude`. Exit status 3 when no answer came back."))]
     Reason {
-        /// The question.
+        #[arg(help = docs::reason::QUESTION)]
         question: String,
         /// Seconds before the session is killed (default: the manifest's `reason.timeout_s`, else 300).
         #[arg(long)]
@@ -284,6 +271,7 @@ enum Command {
         no_vectors: bool,
     },
     /// What an agent session sees (the owner's view): caller, memory store, exposed roots, index; with warnings.
+    #[command(long_about = cli_words(docs::health::TOOL, "The session is the project --caller names, else the current repository's."))]
     Health,
     /// Keep the index current while notes change: filesystem events drive debounced incremental
     /// updates (every editor's save pattern is handled; missed events are caught by a periodic
@@ -506,6 +494,15 @@ fn caller(cli: &Cli, vault: &Vault) -> anyhow::Result<mindex::Caller> {
 }
 
 /// A count of at least 1 (`-n 0` would ask for nothing and print "no results").
+/// A tool's description as every surface teaches it ([`docs`]), then what is particular to the
+/// command line.
+fn cli_words(shared: &str, cli: &str) -> String {
+    format!(
+        "{shared}\n\nOn the command line, fields are flags (`dry_run` is --dry-run) and \
+         `record_work` is the record-work command. {cli}"
+    )
+}
+
 fn at_least_one(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_string()),
@@ -608,6 +605,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             dir,
             merge,
             with_samples,
+            user_configs,
         } => {
             let dir = match dir {
                 Some(d) => d.clone(),
@@ -619,6 +617,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 binary: std::env::current_exe()
                     .ok()
                     .and_then(|exe| mindex::init::agent_binary(&exe)),
+                user_configs: *user_configs,
+                home: None,
             };
             let report = mindex::init::init_vault(&dir, &options)?;
             out.init(&report)
@@ -992,8 +992,19 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 })?,
             };
             if let Some(name) = add_token {
-                let token = mindex_agent::serve::add_token(&tokens_path, name)
-                    .map_err(anyhow::Error::msg)?;
+                // The vault `serve` would serve (found as every command finds it), else the
+                // vault the tokens file itself would lie in: a file inside it is refused before
+                // anything is written.
+                let vault = vault_root(cli).ok().or_else(|| {
+                    let dir = tokens_path
+                        .parent()
+                        .filter(|d| !d.as_os_str().is_empty())
+                        .unwrap_or(std::path::Path::new("."));
+                    mindex::vault::find_vault_root(&std::path::absolute(dir).ok()?)
+                });
+                let token =
+                    mindex_agent::serve::add_token(&tokens_path, name, vault.as_deref())
+                        .map_err(anyhow::Error::msg)?;
                 if cli.json {
                     println!(
                         "{}",
@@ -1080,7 +1091,13 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Ok(())
         }
         Command::Hook { event } => {
-            Ok(hook::run(event, cli.vault.as_deref(), cli.index.as_deref())).map(|_| ())
+            Ok(hook::run(
+                event,
+                cli.vault.as_deref(),
+                cli.index.as_deref(),
+                cli.caller.as_deref(),
+            ))
+            .map(|_| ())
         }
         Command::Health => {
             let vault = open(cli)?;
@@ -1121,7 +1138,12 @@ fn main() -> ExitCode {
         unsafe { std::env::set_var("MINDEX_PRECISION", p.as_str()) };
     }
     if let Command::Hook { event } = &cli.command {
-        return hook::run(event, cli.vault.as_deref(), cli.index.as_deref());
+        return hook::run(
+            event,
+            cli.vault.as_deref(),
+            cli.index.as_deref(),
+            cli.caller.as_deref(),
+        );
     }
     // A bug or a damaged index must end in a clear error, not a backtrace: the panic message is
     // kept (printed only with RUST_BACKTRACE set) and reported as an error.

@@ -331,58 +331,7 @@ impl Out {
         if self.json {
             return emit_json(r);
         }
-        let mut s = format!(
-            "{} vault at {} ({} written{}, {} kept{}).\n",
-            if r.changed.is_empty() && r.kept.is_empty() {
-                "Created"
-            } else {
-                "Merged the template into the"
-            },
-            r.vault.display(),
-            plural(r.created.len(), "file", "files"),
-            if r.samples {
-                ", with the sample notes"
-            } else {
-                ""
-            },
-            r.kept.len(),
-            if r.changed.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", {} migrated",
-                    plural(r.changed.len(), "agent config", "agent configs")
-                )
-            },
-        );
-        for c in &r.changed {
-            let _ = writeln!(s, "changed {} (original kept as {}):", c.path, c.backup);
-            for x in &c.removed {
-                let _ = writeln!(s, "  - removed {x}");
-            }
-            for x in &c.added {
-                let _ = writeln!(s, "  + added {x}");
-            }
-        }
-        // Template files already present are one line; every other kept file says why.
-        let plain = "a file is already there; init never overwrites one";
-        let ordinary = r.kept.iter().filter(|k| k.why == plain).count();
-        for k in r.kept.iter().filter(|k| k.why != plain) {
-            let _ = writeln!(s, "kept {}: {}", k.path, k.why);
-        }
-        if ordinary > 0 {
-            let _ = writeln!(
-                s,
-                "kept {} already there (init never overwrites a file)",
-                plural(ordinary, "template file", "template files")
-            );
-        }
-        let _ = writeln!(
-            s,
-            "Next: mindex update --vault {0:?} && mindex search --vault {0:?} \"words\"",
-            r.vault
-        );
-        emit(&s)
+        emit(&r.to_text())
     }
 
     pub fn update(&self, r: &UpdateReport) -> anyhow::Result<()> {
@@ -840,6 +789,9 @@ impl Out {
             if st.warnings.len() > 10 {
                 let _ = writeln!(s, "  ! … and {} more (see --json)", st.warnings.len() - 10);
             }
+        }
+        for b in &st.stale_binaries {
+            let _ = writeln!(s, "Agent config: ! {}", b.warning());
         }
         emit(&s)
     }

@@ -1887,3 +1887,166 @@ fn infrastructure_is_neither_listed_nor_an_orphan() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// from a code repository (issue 38 finding 7)
+// ---------------------------------------------------------------------------------------------
+
+/// A code repository named `name` beside `vault` (a git folder), and a runner of `mindex hook`
+/// as an agent working there runs it: the vault from `MINDEX_VAULT`, the agent's project folder
+/// and the process's folder the repository.
+fn code_repo(vault: &Path, name: &str) -> PathBuf {
+    let repo = vault.parent().unwrap().join(name);
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    write(&repo, "src/main.rs", "fn main() {}\n");
+    repo
+}
+
+fn hook_from(repo: &Path, vault: &Path, event: &str, payload: &Value) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindex"))
+        .args(["hook", event])
+        .current_dir(repo)
+        .env("MINDEX_VAULT", vault)
+        .env("CLAUDE_PROJECT_DIR", repo)
+        .env("MINDEX_HOOK_NO_REFRESH", "1")
+        .env_remove("MINDEX_CALLER")
+        .env_remove("MINDEX_INDEX_DIR")
+        .env_remove("CODEX_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .env_remove("MINDEX_HOOK_DEBUG")
+        .env_remove("HOOK_DEBUG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The briefing's section under `header`, up to the next one.
+fn section<'a>(ctx: &'a str, header: &str) -> &'a str {
+    let at = ctx
+        .find(header)
+        .unwrap_or_else(|| panic!("{header}: {ctx}"))
+        + header.len();
+    let rest = &ctx[at..];
+    &rest[..rest.find("\n###").unwrap_or(rest.len())]
+}
+
+/// From a code repository the briefing names vault files as vault paths (no `./`, which would
+/// be the repository's) under a line saying where the vault is, and lists only the open tasks
+/// of the repository's own project: its `projects/<name>/` notes and the `work/active/` notes
+/// whose `project:` names it. Inside the vault nothing changes.
+#[test]
+fn from_a_code_repository_the_briefing_speaks_in_vault_paths_and_of_its_own_project() {
+    let (_d, v) = template_vault();
+    write(
+        &v,
+        "projects/Payments/notes/Cutover.md",
+        "# Cutover\n- [ ] folder task for payments\n",
+    );
+    write(
+        &v,
+        "work/active/Ledger/Ledger Plan.md",
+        "---\nprojects: [ledger, payments]\n---\n# Plan\n- [ ] nested task naming payments\n",
+    );
+    let repo = code_repo(&v, "payments");
+    let payload = serde_json::json!({"source": "startup", "cwd": repo});
+    let ctx = context(&hook_from(&repo, &v, "session-start", &payload));
+    let head = ctx.lines().nth(1).unwrap_or_default();
+    assert!(
+        head.contains(&format!(
+            "Paths are relative to the vault at {}",
+            v.display()
+        )),
+        "{ctx}"
+    );
+    let listing = section(&ctx, "### Vault File Listing");
+    assert!(listing.contains("\nbrain/North Star.md"), "{listing}");
+    assert!(listing.lines().all(|l| !l.starts_with("./")), "{listing}");
+    let tasks = section(&ctx, "### Open Tasks");
+    for own in [
+        "Write the reconciliation job",
+        "folder task for payments",
+        "nested task naming payments",
+    ] {
+        assert!(tasks.contains(own), "{own}: {tasks}");
+    }
+    for other in ["iOS parity", "Alice: draft the reconciliation"] {
+        assert!(!tasks.contains(other), "{other}: {tasks}");
+    }
+    assert!(tasks.contains("project payments only"), "{tasks}");
+
+    // A repository whose project has no notes gets none of the others' tasks.
+    let lone = code_repo(&v, "zephyr");
+    let payload = serde_json::json!({"source": "startup", "cwd": lone});
+    let ctx = context(&hook_from(&lone, &v, "session-start", &payload));
+    let tasks = section(&ctx, "### Open Tasks");
+    assert!(
+        tasks.contains("(no open tasks for project zephyr)"),
+        "{tasks}"
+    );
+
+    // Inside the vault: `./` paths, every task as before, no vault line.
+    let ctx = context(&hook(&v, "session-start", &serde_json::json!({})));
+    assert!(!ctx.contains("Paths are relative to the vault"), "{ctx}");
+    assert!(
+        section(&ctx, "### Vault File Listing").contains("\n./brain/North Star.md"),
+        "{ctx}"
+    );
+    let tasks = section(&ctx, "### Open Tasks");
+    assert!(
+        tasks.contains("iOS parity") && tasks.contains("Write the reconciliation job"),
+        "{tasks}"
+    );
+    // An agent whose payload says it works inside the vault is briefed as inside.
+    let payload = serde_json::json!({"cwd": v.join("brain")});
+    let ctx = context(&hook_from(&repo, &v, "session-start", &payload));
+    assert!(!ctx.contains("Paths are relative to the vault"), "{ctx}");
+}
+
+/// From a code repository the decision hint says to record it in the vault (naming it and
+/// the command that files there), not in a `work/active/` the agent would create in the
+/// repository; inside the vault it reads as before.
+#[test]
+fn from_a_code_repository_the_decision_hint_points_into_the_vault() {
+    let (_d, v) = template_vault();
+    let repo = code_repo(&v, "atlas");
+    let p = serde_json::json!({"prompt": "we decided to use Postgres", "cwd": repo});
+    let ctx = context(&hook_from(&repo, &v, "user-prompt", &p));
+    assert!(
+        ctx.contains(&format!("Record it in the vault at {}", v.display())),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("mindex record-work --decision-record"),
+        "{ctx}"
+    );
+    assert!(
+        !ctx.contains("Record it as a Decision Record in work/active/"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("not in this repository"), "{ctx}");
+    let inside = context(&hook(
+        &v,
+        "user-prompt",
+        &serde_json::json!({"prompt": "we decided to use Postgres"}),
+    ));
+    assert!(
+        inside.contains("Record it as a Decision Record in work/active/"),
+        "{inside}"
+    );
+    assert!(!inside.contains("in the vault at"), "{inside}");
+}

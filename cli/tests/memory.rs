@@ -551,7 +551,7 @@ fn record_work_files_inside_exposed_roots_only() {
     let r = f.json(&[
         "record-work",
         "--caller",
-        "atlas",
+        "zephyr",
         "--title",
         "Decide",
         "--summary",
@@ -561,6 +561,21 @@ fn record_work_files_inside_exposed_roots_only() {
     ]);
     assert_eq!(r["path"], "inbox/Decision - Decide.md");
     assert!(!f.vault.join("inbox/Decision - Decide.md").exists());
+    // No projects/atlas/: beside the project's own note (work/active/atlas.md).
+    let r = f.json(&[
+        "record-work",
+        "--caller",
+        "atlas",
+        "--title",
+        "Decide",
+        "--summary",
+        "S",
+        "--decision-record",
+        "--dry-run",
+    ]);
+    assert_eq!(r["path"], "work/active/Decision - Decide.md");
+    assert_eq!(r["route"], "caller-identity");
+    assert!(!f.vault.join("work/active/Decision - Decide.md").exists());
     fs::create_dir_all(f.vault.join("projects/Atlas")).unwrap();
     let r = f.json(&[
         "record-work",

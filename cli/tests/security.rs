@@ -649,3 +649,105 @@ fn reason_agents_see_only_the_exposed_view_on_the_cli_and_over_mcp() {
         &home_too[..4],
     );
 }
+
+/// Issue 38 finding 8: `serve --add-token` refuses a tokens file inside the vault before it
+/// writes anything, whichever way the vault is known (`--vault`, `MINDEX_VAULT`, the folder the
+/// command runs in, or none given at all: the vault the file would lie in); outside the vault
+/// a token is made.
+#[test]
+fn serve_add_token_refuses_a_tokens_file_inside_the_vault_before_writing() {
+    let f = fixture();
+    let run = |args: &[&str], env: &[(&str, &Path)], cwd: &Path| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mindex"));
+        cmd.args(args)
+            .current_dir(cwd)
+            .env_remove("MINDEX_VAULT")
+            .env_remove("MINDEX_INDEX_DIR")
+            .env_remove("MINDEX_SERVE_TOKENS")
+            .env_remove("RUST_BACKTRACE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let vs = f.vault.to_str().unwrap();
+    let inside = f.vault.join(".secrets/serve-tokens");
+    let is = inside.to_str().unwrap();
+    let beside = f.repo.join("../vault/reference/tokens");
+    let (brain, reference) = (f.vault.join("brain"), f.vault.join("reference"));
+    // Arguments, environment, working folder.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a Path)>, &'a Path);
+    let cases: Vec<Case> = vec![
+        (
+            vec![
+                "--vault",
+                vs,
+                "serve",
+                "--tokens",
+                is,
+                "--add-token",
+                "atlas",
+            ],
+            vec![],
+            &f.outside,
+        ),
+        (
+            vec!["serve", "--tokens", is, "--add-token", "atlas"],
+            vec![("MINDEX_VAULT", &f.vault)],
+            &f.outside,
+        ),
+        (
+            vec!["serve", "--add-token", "atlas"],
+            vec![("MINDEX_SERVE_TOKENS", &inside)],
+            &brain,
+        ),
+        // No vault given anywhere: the file's own folder is in one.
+        (
+            vec![
+                "serve",
+                "--tokens",
+                beside.to_str().unwrap(),
+                "--add-token",
+                "atlas",
+            ],
+            vec![],
+            &f.outside,
+        ),
+        (
+            vec!["serve", "--tokens", "tokens", "--add-token", "atlas"],
+            vec![],
+            &reference,
+        ),
+    ];
+    for (args, env, cwd) in &cases {
+        let out = run(args, env, cwd);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains("is inside the vault"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "no token printed: {args:?}");
+    }
+    assert!(!f.vault.join(".secrets").exists(), "no folder made");
+    assert!(!f.vault.join("reference/tokens").exists());
+    // Outside the vault a token is made (with the vault known or not).
+    let ok = f.outside.join("cfg/serve-tokens");
+    let out = run(
+        &[
+            "--vault",
+            vs,
+            "serve",
+            "--tokens",
+            ok.to_str().unwrap(),
+            "--add-token",
+            "atlas",
+        ],
+        &[],
+        &f.outside,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 64);
+    assert!(ok.is_file());
+}

@@ -173,6 +173,76 @@ impl Caller {
     pub fn label(&self) -> &str {
         self.project.as_deref().unwrap_or("unknown")
     }
+
+    /// The caller's folder under the vault's `projects/`: the project name exactly, then
+    /// case-insensitively, then a prefix match either way (`poc` finds `Pocket`), keeping the
+    /// folder's real casing. `None` for an anonymous caller or a vault without such a folder.
+    /// `record_work` files there; the hooks' briefing lists its open tasks from a code repository.
+    pub fn project_folder(&self, vault_root: &Path) -> Option<String> {
+        project_dir_for(vault_root, self.project.as_deref())
+    }
+
+    /// Whether a note's parsed frontmatter ties it to this caller's project: its `project`, or
+    /// an item of its `projects`, is the project name (case-insensitively; a `[[wikilink]]`,
+    /// with or without an alias, counts by its target). An anonymous caller owns no note.
+    pub fn owns_note(&self, frontmatter: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let Some(project) = self.project.as_deref() else {
+            return false;
+        };
+        ["project", "projects"].iter().any(|key| {
+            let mut names = Vec::new();
+            if let Some(v) = crate::markdown::frontmatter::get_ci(frontmatter, key) {
+                strings_in(v, &mut names);
+            }
+            names
+                .iter()
+                .any(|n| link_target(n).eq_ignore_ascii_case(project))
+        })
+    }
+}
+
+/// Every string in a frontmatter value, lists (and a `[[link]]` YAML reads as a nested list)
+/// flattened; a string holding commas is split at them.
+fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.extend(s.split(',').map(|p| p.trim().to_string())),
+        serde_json::Value::Array(items) => items.iter().for_each(|i| strings_in(i, out)),
+        _ => {}
+    }
+}
+
+/// `[[Target|Alias]]`, `[[Target#Heading]]` and `Target` all give `Target`.
+fn link_target(s: &str) -> &str {
+    let s = s.trim();
+    let s = s
+        .strip_prefix("[[")
+        .and_then(|r| r.strip_suffix("]]"))
+        .unwrap_or(s);
+    s.split(['|', '#']).next().unwrap_or(s).trim()
+}
+
+/// The caller's folder under `projects/` ([`Caller::project_folder`]): exact name, then
+/// case-insensitive, then a prefix match either way; the real folder casing is kept.
+pub(crate) fn project_dir_for(vault: &Path, project: Option<&str>) -> Option<String> {
+    let p = project?.to_lowercase();
+    let mut dirs: Vec<String> = fs::read_dir(vault.join("projects"))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    dirs.sort();
+    if let Some(d) = dirs.iter().find(|d| **d == p) {
+        return Some(d.clone());
+    }
+    if let Some(d) = dirs.iter().find(|d| d.to_lowercase() == p) {
+        return Some(d.clone());
+    }
+    dirs.into_iter().find(|d| {
+        let l = d.to_lowercase();
+        l.starts_with(&p) || p.starts_with(&l)
+    })
 }
 
 /// Whether `s` is a simple name: ASCII letters, digits, `_`, `.`, `-`, not `.` or `..`.
@@ -461,5 +531,35 @@ mod tests {
         );
         assert!(Caller::named("../x").is_err());
         assert!(Caller::named("").is_err());
+    }
+
+    #[test]
+    fn a_note_belongs_to_the_project_its_frontmatter_names() {
+        let atlas = Caller::named("atlas").unwrap();
+        let owns = |fm: &str| {
+            let map = crate::markdown::frontmatter(&format!("---\n{fm}\n---\n# N\n")).unwrap();
+            atlas.owns_note(&map)
+        };
+        for fm in [
+            "project: atlas",
+            "Project: Atlas",
+            "project: '[[Atlas]]'",
+            "project: [[Atlas|the atlas]]",
+            "projects: [beacon, atlas]",
+            "projects: beacon, Atlas",
+            "projects:\n  - '[[Atlas#Plan]]'",
+        ] {
+            assert!(owns(fm), "{fm}");
+        }
+        for fm in [
+            "project: atlas-web",
+            "project: beacon",
+            "title: atlas",
+            "projects: []",
+        ] {
+            assert!(!owns(fm), "{fm}");
+        }
+        let map = crate::markdown::frontmatter("---\nproject: atlas\n---\n").unwrap();
+        assert!(!Caller::anonymous().owns_note(&map));
     }
 }

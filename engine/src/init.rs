@@ -13,6 +13,14 @@ use crate::error::{Error, Result};
 
 include!(concat!(env!("OUT_DIR"), "/template.rs"));
 
+mod binaries;
+mod shipped;
+mod text;
+mod user;
+
+pub use binaries::{StaleBinary, stale_binaries};
+pub use user::UserConfig;
+
 /// How [`init_vault`] writes.
 #[derive(Debug, Clone, Default)]
 pub struct InitOptions {
@@ -23,8 +31,17 @@ pub struct InitOptions {
     /// start and the tests search. Never for a real vault.
     pub with_samples: bool,
     /// The `mindex` binary the agent configs call: `None` writes the bare name `mindex` (found
-    /// on PATH); a path is written as is (see [`agent_binary`]).
+    /// on PATH); a path is written as is (see [`agent_binary`]). A merge also repairs every
+    /// config of the vault that calls another (a moved or missing) mindex binary.
     pub binary: Option<PathBuf>,
+    /// Also migrate the agents' user-level configs (merge only): Claude Code's `~/.claude.json`
+    /// (user scope and every project's local scope), Codex's `~/.codex/config.toml`, Gemini
+    /// CLI's `~/.gemini/settings.json`; their obsidian-mind (`om`) and qmd MCP servers are
+    /// replaced by `mindex mcp --vault <vault>`, each file copied to `<file>.pre-mindex`
+    /// first. Without it, the report names each such entry and how to migrate it.
+    pub user_configs: bool,
+    /// The home folder holding those user-level configs (default: `$HOME`).
+    pub home: Option<PathBuf>,
 }
 
 impl InitOptions {
@@ -70,8 +87,117 @@ pub struct InitReport {
     pub changed: Vec<Changed>,
     /// Files left alone, and why.
     pub kept: Vec<Kept>,
+    /// What is left on the old system (obsidian-mind's Node scripts, qmd's index, text that
+    /// still mentions qmd after the migration), each with what to do about it (merge only).
+    pub left: Vec<Kept>,
+    /// MCP servers of obsidian-mind (`om`) or qmd in the agents' user-level configs: migrated
+    /// (with `user_configs`) or named with the command that migrates them (merge only).
+    pub user_configs: Vec<UserConfig>,
     /// Whether the sample notes were written.
     pub samples: bool,
+}
+
+impl InitReport {
+    /// The report as text: what was written, changed (with backups), kept, what is left on
+    /// the old system, the user-level configs, and what to run next.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut s = format!(
+            "{} vault at {} ({} written{}, {} kept{}).\n",
+            if self.changed.is_empty() && self.kept.is_empty() {
+                "Created"
+            } else {
+                "Merged the template into the"
+            },
+            self.vault.display(),
+            plural(self.created.len(), "file", "files"),
+            if self.samples {
+                ", with the sample notes"
+            } else {
+                ""
+            },
+            self.kept.len(),
+            if self.changed.is_empty() {
+                String::new()
+            } else {
+                format!(", {} migrated", plural(self.changed.len(), "file", "files"))
+            },
+        );
+        for c in &self.changed {
+            let _ = writeln!(s, "changed {} (original kept as {}):", c.path, c.backup);
+            for x in &c.removed {
+                let _ = writeln!(s, "  - removed {x}");
+            }
+            for x in &c.added {
+                let _ = writeln!(s, "  + added {x}");
+            }
+        }
+        // Template files already present are one line; every other kept file says why.
+        let plain = "a file is already there; init never overwrites one";
+        let ordinary = self.kept.iter().filter(|k| k.why == plain).count();
+        for k in self.kept.iter().filter(|k| k.why != plain) {
+            let _ = writeln!(s, "kept {}: {}", k.path, k.why);
+        }
+        if ordinary > 0 {
+            let _ = writeln!(
+                s,
+                "kept {} already there (init never overwrites a file)",
+                plural(ordinary, "template file", "template files")
+            );
+        }
+        if !self.left.is_empty() {
+            let _ = writeln!(s, "Left on the old system:");
+            for k in &self.left {
+                let _ = writeln!(s, "  - {}: {}", k.path, k.why);
+            }
+        }
+        let (done, todo): (Vec<&UserConfig>, Vec<&UserConfig>) =
+            self.user_configs.iter().partition(|u| u.migrated);
+        if !done.is_empty() {
+            let _ = writeln!(
+                s,
+                "Migrated the agents' user-level MCP servers to `mindex mcp`:"
+            );
+            for u in done {
+                let backup = u
+                    .backup
+                    .as_ref()
+                    .map(|b| format!(" (original kept as {})", b.display()))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "  - {} {} ({}){backup}",
+                    u.file.display(),
+                    u.entry,
+                    u.was
+                );
+            }
+        }
+        if !todo.is_empty() {
+            let _ = writeln!(
+                s,
+                "Code repositories still reach the old server through the agents' user-level configs (run init --merge --user-configs to migrate them all, with backups):"
+            );
+            for u in todo {
+                let _ = writeln!(
+                    s,
+                    "  - {} {} ({}): {}",
+                    u.file.display(),
+                    u.entry,
+                    u.was,
+                    u.how
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "Next: mindex update --vault {0:?} && mindex search --vault {0:?} \"words\"",
+            self.vault
+        );
+        s
+    }
 }
 
 /// The agent configs the template ships: hook wiring and MCP server entries.
@@ -156,6 +282,8 @@ pub fn init_vault(dest: &Path, options: &InitOptions) -> Result<InitReport> {
         let path = dest.join(rel);
         let bytes = if AGENT_CONFIGS.contains(&rel) {
             with_binary(rel, bytes, options.binary.as_deref())
+        } else if is_path_blind_command(rel) {
+            command_with_binary(rel, bytes, options.binary.as_deref())
         } else {
             bytes.to_vec()
         };
@@ -178,6 +306,10 @@ pub fn init_vault(dest: &Path, options: &InitOptions) -> Result<InitReport> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 if AGENT_CONFIGS.contains(&rel) {
                     migrate(dest, rel, &bytes, &mut report)?;
+                } else if is_path_blind_command(rel)
+                    && repair_command(dest, rel, &bytes, &mut report)?
+                {
+                    // Repaired, or already calling this binary.
                 } else {
                     report.kept.push(Kept {
                         path: rel.to_string(),
@@ -188,15 +320,218 @@ pub fn init_vault(dest: &Path, options: &InitOptions) -> Result<InitReport> {
             Err(e) => return Err(Error::io(&path, e)),
         }
     }
-    if dest.join(".claude/scripts").is_dir() {
-        report.kept.push(Kept {
-            path: ".claude/scripts/".to_string(),
-            why: "scripts of the hooks or search server that were wired before; nothing mindex \
-                  wrote calls them. Delete the folder once no entry of yours needs it"
-                .to_string(),
+    if options.merge {
+        let template = |rel: &str| {
+            files(false)
+                .into_iter()
+                .find(|(r, _)| *r == rel)
+                .map(|(_, b)| b.to_vec())
+        };
+        text::migrate_text(dest, &template, &mut report)?;
+        ignore_index(dest, &mut report)?;
+        migrate_local_settings(dest, &mut report)?;
+        left_behind(dest, &mut report);
+        let home = options.home.clone().or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
         });
+        if let Some(home) = home {
+            user::user_configs(&home, &report.vault.clone(), options, &mut report)?;
+        }
     }
     Ok(report)
+}
+
+/// The line [`ignore_index`] makes sure `.gitignore` has.
+const IGNORE_INDEX: &str = ".mindex/";
+
+/// Keeps the index out of git: a vault's `.gitignore` (obsidian-mind vaults are git
+/// repositories) gets `.mindex/` when no line ignores it yet; the index holds the audit log of
+/// every agent query. The original is copied to `.gitignore.pre-mindex` first.
+fn ignore_index(dest: &Path, report: &mut InitReport) -> Result<()> {
+    let rel = ".gitignore";
+    let path = dest.join(rel);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let ignored = text.lines().any(|l| {
+        matches!(
+            l.trim(),
+            ".mindex" | ".mindex/" | "/.mindex" | "/.mindex/" | ".mindex/*" | "/.mindex/*"
+        )
+    });
+    if ignored {
+        return Ok(());
+    }
+    let backup = free_backup(dest, rel);
+    let backup_path = dest.join(&backup);
+    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let mut after = text.clone();
+    if !after.is_empty() && !after.ends_with('\n') {
+        after.push('\n');
+    }
+    after.push_str("\n# mindex index, hook state and audit log (rebuilt by `mindex update`)\n");
+    after.push_str(IGNORE_INDEX);
+    after.push('\n');
+    crate::atomic::write_replace(&path, after.as_bytes())?;
+    report.kept.retain(|k| k.path != rel);
+    report.changed.push(Changed {
+        path: rel.to_string(),
+        backup,
+        removed: Vec::new(),
+        added: vec![format!(
+            "`{IGNORE_INDEX}`: the index and its audit log of every agent query stay out of git"
+        )],
+    });
+    Ok(())
+}
+
+/// Claude Code's per-machine project settings (`.claude/settings.local.json`): the MCP servers
+/// approved by name (`enabledMcpjsonServers`) and the tools allowed (`permissions`) that name
+/// qmd or `om` are renamed to mindex's.
+fn migrate_local_settings(dest: &Path, report: &mut InitReport) -> Result<()> {
+    let rel = ".claude/settings.local.json";
+    let path = dest.join(rel);
+    let Ok(before) = fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let Ok(mut doc) = serde_json::from_str::<Value>(&before) else {
+        if text::mentions_old_system(&before) {
+            report.left.push(Kept {
+                path: rel.to_string(),
+                why: "not valid JSON, and it names qmd or om: fix it, then run init --merge again"
+                    .to_string(),
+            });
+        }
+        return Ok(());
+    };
+    let mut removed = Vec::new();
+    rename_tools(&mut doc, &mut removed);
+    if removed.is_empty() {
+        return Ok(());
+    }
+    let backup = free_backup(dest, rel);
+    let backup_path = dest.join(&backup);
+    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let text = serde_json::to_string_pretty(&doc)
+        .map_err(|e| Error::invalid("json", e.to_string()))?
+        + "\n";
+    crate::atomic::write_replace(&path, text.as_bytes())?;
+    report.changed.push(Changed {
+        path: rel.to_string(),
+        backup,
+        removed,
+        added: vec!["the same permissions and approvals for mindex's tools".to_string()],
+    });
+    Ok(())
+}
+
+/// Renames qmd's and `om`'s tools and servers to mindex's in a Claude Code settings document:
+/// `permissions.{allow,deny,ask}` entries `mcp__qmd__*`/`mcp__om__*` and `enabledMcpjsonServers`
+/// / `disabledMcpjsonServers` names `qmd`/`om`. What was renamed is pushed to `removed`.
+fn rename_tools(doc: &mut Value, removed: &mut Vec<String>) {
+    for list in ["allow", "deny", "ask"] {
+        if let Some(entries) = doc
+            .pointer_mut(&format!("/permissions/{list}"))
+            .and_then(Value::as_array_mut)
+        {
+            for e in entries.iter_mut() {
+                if let Some(s) = e.as_str()
+                    && (s.starts_with("mcp__qmd") || s.starts_with("mcp__om__") || s == "mcp__om")
+                {
+                    let new = text::rewrite_line(s);
+                    removed.push(format!("permission `{s}` (now `{new}`)"));
+                    *e = Value::from(new);
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
+            entries.retain(|e| seen.insert(e.clone()));
+        }
+    }
+    for key in ["enabledMcpjsonServers", "disabledMcpjsonServers"] {
+        if let Some(names) = doc.get_mut(key).and_then(Value::as_array_mut) {
+            for n in names.iter_mut() {
+                if matches!(n.as_str(), Some("qmd" | "om")) {
+                    removed.push(format!(
+                        "{key} `{}` (now `mindex`)",
+                        n.as_str().unwrap_or("")
+                    ));
+                    *n = Value::from("mindex");
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|e| seen.insert(e.clone()));
+        }
+    }
+}
+
+/// Names what is left of the old system, with what to do about it.
+fn left_behind(dest: &Path, report: &mut InitReport) {
+    let mut push = |path: &str, why: &str| {
+        report.kept.retain(|k| k.path != path);
+        report.left.push(Kept {
+            path: path.to_string(),
+            why: why.to_string(),
+        });
+    };
+    if dest.join(".claude/scripts").is_dir() {
+        push(
+            ".claude/scripts/",
+            "obsidian-mind's Node hooks and servers (qmd and om); nothing mindex wrote calls them. \
+             Delete the folder once no entry of yours needs it",
+        );
+    }
+    for rel in [".scripts/qmd-bootstrap.ts", "scripts/qmd-bootstrap.ts"] {
+        if dest.join(rel).is_file() {
+            push(
+                rel,
+                "qmd's index bootstrap; mindex builds its own index (`mindex update`, `mindex embed`). Delete it",
+            );
+        }
+    }
+    if dest.join(".shardmind").is_dir() {
+        push(
+            ".shardmind/",
+            "ShardMind's install state of obsidian-mind: a later `shardmind update` would bring \
+             obsidian-mind's qmd files back over the migrated ones. Do not run it on this vault; \
+             delete the folder once you are settled on mindex",
+        );
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .map(|c| c.join("qmd"));
+    if let Some(cache) = cache.filter(|c| c.is_dir()) {
+        let manifest = crate::manifest::Manifest::load(dest);
+        // The manifest's `qmd_index`, else the vault folder's name as a slug (obsidian-mind v8).
+        let mut names: Vec<String> = manifest
+            .value("qmd_index")
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+        if let Some(folder) = report.vault.file_name() {
+            names.push(folder.to_string_lossy().to_lowercase().replace(' ', "-"));
+        }
+        names.dedup();
+        for name in names {
+            let index = cache.join(format!("{name}.sqlite"));
+            if index.is_file() {
+                push(
+                    &index.display().to_string(),
+                    "qmd's index of this vault (every note's text, outside the vault): nothing \
+                     reads it any more. Delete it (or `qmd collection remove` this vault's collection)",
+                );
+            }
+        }
+    }
 }
 
 /// The files to write: the template, with the sample notes on top when asked (a sample file
@@ -221,8 +556,7 @@ fn kept_why(rel: &str) -> &'static str {
              infrastructure, budgets) and falls back to its defaults for the ones it lacks"
         }
         "AGENTS.md" | "CLAUDE.md" | "GEMINI.md" => {
-            "your agent manual, kept: if it tells agents to run other search tools, point it at \
-             the mindex tools (see the AGENTS.md of a vault made by `mindex init` in an empty folder)"
+            "your agent manual, kept as it is: it names neither qmd nor obsidian-mind's server"
         }
         _ => "a file is already there; init never overwrites one",
     }
@@ -259,6 +593,77 @@ fn with_binary(rel: &str, bytes: &[u8], binary: Option<&Path>) -> Vec<u8> {
         )
     };
     out.into_bytes()
+}
+
+/// Gemini CLI's and Codex's commands: unlike Claude Code (whose session-start hook puts the
+/// binary's folder on the session's `PATH`), these agents run a command's `mindex …` with
+/// their own `PATH`, so the commands name the binary the configs call.
+fn is_path_blind_command(rel: &str) -> bool {
+    (rel.starts_with(".gemini/commands/") && rel.ends_with(".toml"))
+        || (rel.starts_with(".codex/prompts/") && rel.ends_with(".md"))
+}
+
+/// A Gemini or Codex command calling `binary` wherever the template says `` `mindex ``.
+fn command_with_binary(rel: &str, bytes: &[u8], binary: Option<&Path>) -> Vec<u8> {
+    let Some(binary) = binary else {
+        return bytes.to_vec();
+    };
+    let mut raw = binary.to_string_lossy().into_owned();
+    if rel.ends_with(".toml") {
+        // Inside a TOML basic string a backslash starts an escape.
+        raw = raw.replace('\\', "\\\\");
+    }
+    String::from_utf8_lossy(bytes)
+        .replace("`mindex ", &format!("`{raw} "))
+        .into_bytes()
+}
+
+/// A Gemini or Codex command of the template already in the vault, calling another mindex
+/// binary than `ours` and otherwise unedited, is pointed at ours (with a backup). `true` when
+/// it was, or when it already calls ours.
+fn repair_command(dest: &Path, rel: &str, ours: &[u8], report: &mut InitReport) -> Result<bool> {
+    static PROGRAM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"`([^`\s]*mindex(?:\.exe)?) ").expect("static regex")
+    });
+    let path = dest.join(rel);
+    let Ok(theirs) = fs::read_to_string(&path) else {
+        return Ok(false);
+    };
+    let ours = String::from_utf8_lossy(ours);
+    if theirs == ours {
+        report.kept.push(Kept {
+            path: rel.to_string(),
+            why: kept_why(rel).to_string(),
+        });
+        return Ok(true);
+    }
+    let programs: std::collections::BTreeSet<&str> = PROGRAM
+        .captures_iter(&theirs)
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    let [old] = programs.into_iter().collect::<Vec<_>>()[..] else {
+        return Ok(false);
+    };
+    let ours_program = PROGRAM
+        .captures(&ours)
+        .and_then(|c| c.get(1))
+        .map_or("mindex", |m| m.as_str());
+    if old == ours_program
+        || theirs.replace(&format!("`{old} "), &format!("`{ours_program} ")) != ours
+    {
+        return Ok(false);
+    }
+    let backup = free_backup(dest, rel);
+    let backup_path = dest.join(&backup);
+    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    crate::atomic::write_replace(&path, ours.as_bytes())?;
+    report.changed.push(Changed {
+        path: rel.to_string(),
+        backup,
+        removed: vec![format!("calls to {old}: {}", repair_reason(old))],
+        added: vec![format!("calls to {ours_program}")],
+    });
+    Ok(true)
 }
 
 /// Why a hook command is replaced, when it is one mindex takes over.
@@ -405,8 +810,41 @@ fn merge_json(theirs: &str, ours: &str) -> std::result::Result<Merged, String> {
             _ => {}
         }
     }
+    rename_tools(&mut doc, &mut removed);
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
     Ok((text, removed, added))
+}
+
+/// The program of a `<mindex> hook <event>` command and what follows `hook `, when the program
+/// is a mindex binary (bare, by path, quoted for the shell).
+fn hook_program(command: &str) -> Option<(&str, &str)> {
+    let at = command.find(" hook ")?;
+    let program = &command[..at];
+    let name = unquoted(program);
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(&name);
+    (base == "mindex" || base == "mindex.exe").then(|| (program, &command[at + " hook ".len()..]))
+}
+
+/// A program as the shell reads it: `'a b'` (with `'\''` for a quote) or `"a b"` unquoted.
+fn unquoted(program: &str) -> String {
+    let p = program.trim();
+    if p.len() >= 2 && p.starts_with('\'') && p.ends_with('\'') {
+        p[1..p.len() - 1].replace("'\\''", "'")
+    } else if p.len() >= 2 && p.starts_with('"') && p.ends_with('"') {
+        p[1..p.len() - 1].to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// Why a config's mindex binary `old` is replaced by this one.
+fn repair_reason(old: &str) -> &'static str {
+    let old = unquoted(old);
+    if binaries::runs(&old) {
+        "another mindex binary than the one running this merge"
+    } else {
+        "which cannot be found (moved, removed by `cargo clean`, or reinstalled elsewhere)"
+    }
 }
 
 fn merge_hooks(
@@ -443,6 +881,41 @@ fn merge_hooks(
     let Some(ours) = ours.as_object() else {
         return;
     };
+    // A mindex hook calling another binary (moved, removed, reinstalled) is pointed at ours.
+    let our_program = ours
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .flat_map(|g| g["hooks"].as_array().into_iter().flatten())
+        .find_map(|h| {
+            hook_program(h["command"].as_str().unwrap_or("")).map(|(p, _)| p.to_string())
+        });
+    if let Some(ours_p) = &our_program {
+        for (event, groups) in events.iter_mut() {
+            for h in groups.as_array_mut().into_iter().flatten().flat_map(|g| {
+                g.get_mut("hooks")
+                    .and_then(Value::as_array_mut)
+                    .into_iter()
+                    .flatten()
+            }) {
+                let Some(cmd) = h["command"].as_str().map(str::to_string) else {
+                    continue;
+                };
+                if let Some((prog, rest)) = hook_program(&cmd)
+                    && prog != ours_p
+                {
+                    let new = format!("{ours_p} hook {rest}");
+                    removed.push(format!(
+                        "{event} hook `{cmd}`: calls {}, {}",
+                        unquoted(prog),
+                        repair_reason(prog)
+                    ));
+                    added.push(format!("{event} hook `{new}`"));
+                    h["command"] = Value::from(new);
+                }
+            }
+        }
+    }
     for (event, our_groups) in ours {
         let has_ours = events
             .get(event)
@@ -486,6 +959,27 @@ fn merge_servers(
         }
         None => true,
     });
+    let our_command = ours
+        .as_object()
+        .and_then(|o| o.values().find(|v| is_mindex_server(v)))
+        .and_then(|v| v["command"].as_str())
+        .map(str::to_string);
+    if let Some(ours_c) = &our_command {
+        for (name, spec) in servers.iter_mut() {
+            if !is_mindex_server(spec) {
+                continue;
+            }
+            let old = spec["command"].as_str().unwrap_or("").to_string();
+            if old != *ours_c {
+                removed.push(format!(
+                    "MCP server `{name}` calling {old}: {}",
+                    repair_reason(&old)
+                ));
+                added.push(format!("MCP server `{name}` calling {ours_c}"));
+                spec["command"] = Value::from(ours_c.clone());
+            }
+        }
+    }
     if servers.values().any(is_mindex_server) {
         return;
     }
@@ -508,6 +1002,7 @@ fn merge_toml(theirs: &str, ours: &str) -> Merged {
     let tables = toml_tables(theirs);
     let mut keep = vec![true; theirs.lines().count()];
     let mut has_ours = false;
+    let mut repaired: Vec<(usize, String, String)> = Vec::new();
     for t in &tables {
         let Some(server) = t.server() else { continue };
         let body = t.body.to_lowercase();
@@ -527,13 +1022,27 @@ fn merge_toml(theirs: &str, ours: &str) -> Merged {
             }
         } else if body.contains("mindex") && body.contains("\"mcp\"") {
             has_ours = true;
+            repair_toml_command(theirs, ours, t, &mut repaired);
         }
     }
     let mut out: String = theirs
         .lines()
+        .enumerate()
         .zip(&keep)
         .filter(|(_, k)| **k)
-        .map(|(l, _)| format!("{l}\n"))
+        .map(
+            |((i, l), _)| match repaired.iter().find(|(at, _, _)| *at == i) {
+                Some((_, old, new)) => {
+                    removed.push(format!(
+                        "MCP server command `{old}`: {}",
+                        repair_reason(old)
+                    ));
+                    added.push(format!("MCP server command `{new}`"));
+                    format!("command = {}\n", toml_string(new))
+                }
+                None => format!("{l}\n"),
+            },
+        )
         .collect();
     if !has_ours && let Some(t) = toml_tables(ours).into_iter().find(|t| t.server().is_some()) {
         let name = t.server().unwrap_or("mindex").to_string();
@@ -559,6 +1068,62 @@ fn merge_toml(theirs: &str, ours: &str) -> Merged {
         ));
     }
     (out, removed, added)
+}
+
+/// The `command = "…"` line of a mindex server table `t` of `theirs` when it names another
+/// binary than our table's: (line, old command, ours) is pushed to `repaired`.
+fn repair_toml_command(
+    theirs: &str,
+    ours: &str,
+    t: &TomlTable,
+    repaired: &mut Vec<(usize, String, String)>,
+) {
+    let command_of = |line: &str| -> Option<String> {
+        let rest = line
+            .trim()
+            .strip_prefix("command")?
+            .trim_start()
+            .strip_prefix('=')?;
+        let v: toml_value::Str = toml_value::parse(rest.trim())?;
+        Some(v.0)
+    };
+    let Some(our_cmd) = ours.lines().find_map(command_of) else {
+        return;
+    };
+    for (i, line) in theirs.lines().enumerate().take(t.end).skip(t.start) {
+        if let Some(old) = command_of(line)
+            && old != our_cmd
+        {
+            repaired.push((i, old, our_cmd.clone()));
+        }
+    }
+}
+
+/// A TOML basic string for `s`.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// Reading a TOML string value (basic `"…"` with `\\` and `\"` escapes, or literal `'…'`).
+mod toml_value {
+    pub(super) struct Str(pub(super) String);
+
+    pub(super) fn parse(v: &str) -> Option<Str> {
+        if let Some(inner) = v.strip_prefix('\'') {
+            return Some(Str(inner.split('\'').next()?.to_string()));
+        }
+        let inner = v.strip_prefix('"')?;
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => return Some(Str(out)),
+                '\\' => out.push(chars.next()?),
+                c => out.push(c),
+            }
+        }
+        None
+    }
 }
 
 /// One `[table]` of a TOML text: its name and line range (header to before the next header).
@@ -607,6 +1172,8 @@ mod tests {
     fn merge() -> InitOptions {
         InitOptions {
             merge: true,
+            // Never the real home: no user-level config is read or written by these tests.
+            home: Some(std::env::temp_dir().join("mindex-init-tests-no-home")),
             ..InitOptions::default()
         }
     }
@@ -906,7 +1473,7 @@ mod tests {
                 .unwrap()
                 .contains("\"mindex\"")
         );
-        assert!(r.kept.iter().any(|k| k.path == ".claude/scripts/"));
+        assert!(r.left.iter().any(|k| k.path == ".claude/scripts/"));
         // A second migration keeps the first backup.
         fs::write(v.join(".mcp.json"), old).unwrap();
         let r = init_vault(&v, &merge()).unwrap();

@@ -32,6 +32,7 @@ use crate::resolve::{NOTE_URI_PREFIX, note_uri, resolve_among};
 use crate::vault::agent::{AgentContext, EXPAND_MAX_LINKS};
 
 mod answers;
+pub mod docs;
 use crate::vault::{
     Expansion, Health, LinkedNote, MultiGetItem, ReasonOptions, Reasoning, Recall, RecallOptions,
     Remembered, ScopedHits, Vault, WorkInput, WorkRecord,

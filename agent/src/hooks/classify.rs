@@ -290,6 +290,8 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         _ => Vec::new(),
     };
     let hints = dedupe(ctx, session, hints, &mut out.debug);
+    // From a code repository, the vault's paths would read as the repository's own.
+    let outside = ctx.outside(p);
     if hints.is_empty() && report.is_none() && related.is_empty() {
         return;
     }
@@ -307,14 +309,25 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         text.push_str(
             "Content classification hints (act on these if the user's message contains relevant info):\n",
         );
+        if outside.is_some() {
+            text.push_str(&format!(
+                "(Every path below is in the vault at {}, not in this repository: file notes there, never here.)\n",
+                ctx.root.display()
+            ));
+        }
         for h in &hints {
             text.push_str("- ");
-            text.push_str(h);
+            match &outside {
+                Some(_) if h.starts_with("DECISION:") => text.push_str(&decision_in_vault(ctx)),
+                _ => text.push_str(h),
+            }
             text.push('\n');
         }
-        text.push_str(
-            "\nRemember: use proper templates, add [[wikilinks]], follow AGENTS.md conventions.",
-        );
+        text.push_str(if outside.is_some() {
+            "\nRemember: use the vault's templates, add [[wikilinks]], follow the vault's AGENTS.md conventions."
+        } else {
+            "\nRemember: use proper templates, add [[wikilinks]], follow AGENTS.md conventions."
+        });
     }
     if !related.is_empty() {
         if !text.is_empty() {
@@ -329,6 +342,19 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         }
     }
     out.stdout = hook_output(&p.event_name(HookEvent::UserPrompt), &text, &[]);
+}
+
+/// The DECISION hint for a session outside the vault (a code repository): a record written
+/// at `work/active/` there would land in the repository, so it names the vault and the command
+/// that files the record in it.
+fn decision_in_vault(ctx: &HookContext) -> String {
+    format!(
+        "DECISION: a decision was made. Record it in the vault at {}, not in this repository: \
+         `mindex record-work --decision-record --title \"…\" --summary \"…\"` (or the MCP \
+         `record_work` tool with kind `decision`) files the Decision Record in the vault, in this \
+         project's folder; then add a line to the Decisions Log in the vault's work/Index.md.",
+        ctx.root.display()
+    )
 }
 
 /// The decision records the vault holds on what `prompt` is about, through the agents' view

@@ -816,6 +816,15 @@ mod tests {
     }
 
     fn scan(root: &Path) -> HygieneReport {
+        // The hooks name only what MCP serves: expose the folders these tests write in.
+        let manifest = root.join("vault-manifest.json");
+        if !manifest.exists() {
+            fs::write(
+                manifest,
+                r#"{"user_content_roots": ["work/", "brain/", "reference/", "org/", "memories/"]}"#,
+            )
+            .unwrap();
+        }
         hygiene_scan(
             root,
             &root.join(mindex::vault::INDEX_DIR_NAME),

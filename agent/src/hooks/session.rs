@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::hygiene::{Tree, hygiene_with, name_of, parent_of};
 use super::{
-    HookContext, HookOutcome, Payload, hook_output, is_md, one_line, strip_controls, strip_md,
+    HookContext, HookOutcome, Outside, Payload, hook_output, is_md, one_line, strip_controls,
+    strip_md,
 };
 use mindex::exposure::is_private;
 use mindex::manifest::Manifest;
@@ -118,7 +119,8 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         }
     }
     let manifest = ctx.manifest();
-    let (mut sections, hygiene) = sections(ctx, &manifest, mode);
+    let outside = ctx.outside(p);
+    let (mut sections, hygiene) = sections(ctx, &manifest, mode, outside.as_ref());
     // Every text comes from files anyone could have written: no control characters reach the
     // agent (newlines and tabs aside).
     for s in &mut sections {
@@ -279,19 +281,34 @@ pub(crate) fn fit(mut sections: Vec<Section>, budget: Option<usize>) -> String {
 }
 
 /// The briefing's sections, and the hygiene findings among them (as [`super::hygiene::HygieneReport::blocks`]).
+/// A session working outside the vault (`outside`: a code repository) is told where the vault
+/// is, gets the listing as vault paths (no `./`, which would read as its own folder) and only
+/// its own project's open tasks.
 fn sections(
     ctx: &HookContext,
     manifest: &Manifest,
     mode: InjectionMode,
+    outside: Option<&Outside>,
 ) -> (Vec<Section>, Vec<String>) {
     let root = &ctx.root;
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
     let tree = Tree::scan_for_agents(root, &ctx.index_dir, manifest);
     let mut listed = tree.without_under(&tree.memory_root);
+    let mut head = String::from("## Session Context");
+    if let Some(o) = outside {
+        let _ = write!(
+            head,
+            "\nThis session works in {}, outside the vault. Paths are relative to the vault at {}, \
+             not to this folder: read them there or through mindex (`mindex get <path>`, or the \
+             MCP tools), and file notes there (`mindex record-work`), never in this folder.",
+            o.dir.display(),
+            root.display()
+        );
+    }
     let mut out = vec![Section {
         header: None,
-        body: "## Session Context".into(),
+        body: head,
         priority: 0,
         fallback: None,
     }];
@@ -329,7 +346,11 @@ fn sections(
         .degrades(20, "(Over budget — run git log on demand.)"),
     );
     out.push(
-        Section::new("### Open Tasks", open_tasks(root, manifest, &listed)).never_degrades(10),
+        Section::new(
+            "### Open Tasks",
+            open_tasks(root, manifest, &listed, outside.map(|o| &o.caller)),
+        )
+        .never_degrades(10),
     );
     out.push(Section::new("### Active Work", active_work(&listed)).never_degrades(10));
     if mode == InjectionMode::Full {
@@ -342,11 +363,25 @@ fn sections(
         // bases, the manifest) is not a note: it stays out of the listing.
         listed.files.retain(|f| !manifest.is_infrastructure(&f.rel));
         out.push(
-            Section::new("### Vault File Listing", listing(&listed, threshold)).degrades(
+            Section::new(
+                "### Vault File Listing",
+                listing(
+                    &listed,
+                    threshold,
+                    if outside.is_some() { "" } else { "./" },
+                ),
+            )
+            .degrades(
                 50,
                 "(Over budget — Glob or `mindex search` the vault on demand.)",
             ),
         );
+    }
+    // A config naming a binary that is gone: every hook and the MCP server fail silently.
+    let stale = mindex::init::stale_binaries(root);
+    if !stale.is_empty() {
+        let lines: Vec<String> = stale.iter().map(|b| format!("- {}", b.warning())).collect();
+        out.push(Section::new("### Agent Configs (broken)", lines.join("\n")).never_degrades(5));
     }
     if !ctx.indexed() {
         out.push(Section::new(
@@ -524,18 +559,54 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
     }
 }
 
-fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
+/// The open tasks (`- [ ]`) of the notes a session works on, at most 10. Inside the vault:
+/// the notes directly in `work/active/` and at the vault's top level. From a code repository
+/// (`project`: the caller), only that project's: every note under its `projects/<name>/`
+/// folder (matched as `record_work` matches it, [`mindex::Caller::project_folder`]) and the
+/// notes under `work/active/` whose frontmatter `project:` (or `projects:`) names it
+/// ([`mindex::Caller::owns_note`]); other projects' tasks are not shown.
+fn open_tasks(
+    root: &Path,
+    manifest: &Manifest,
+    tree: &Tree,
+    project: Option<&mindex::Caller>,
+) -> String {
     const MAX: usize = 10;
-    let sources = tree
-        .files_in("work/active")
-        .chain(
-            tree.files_in("")
-                .filter(|f| !manifest.is_infrastructure(&f.rel)),
-        )
-        .filter(|f| is_md(&f.rel));
+    let folder = project
+        .and_then(|c| c.project_folder(root))
+        .map(|d| format!("projects/{d}"));
+    // Each source, and whether its frontmatter must name the caller's project.
+    let sources: Vec<(&super::hygiene::TreeFile, bool)> = match project {
+        None => tree
+            .files_in("work/active")
+            .chain(
+                tree.files_in("")
+                    .filter(|f| !manifest.is_infrastructure(&f.rel)),
+            )
+            .map(|f| (f, false))
+            .collect(),
+        Some(caller) => {
+            let Some(name) = caller.project.as_deref() else {
+                return "(no project identified for this folder: name it in a `.mindex-project` \
+                        file at the repository's root; other projects' tasks are not shown)"
+                    .into();
+            };
+            let mut own: Vec<_> = folder
+                .iter()
+                .flat_map(|d| tree.files_under(d))
+                .map(|f| (f, false))
+                .collect();
+            own.extend(tree.files_under("work/active").map(|f| (f, true)));
+            if own.is_empty() {
+                return format!("(no open tasks for project {})", one_line(name));
+            }
+            own
+        }
+    };
+    let sources = sources.into_iter().filter(|(f, _)| is_md(&f.rel));
     let mut out = String::new();
     let mut total = 0;
-    for f in sources {
+    for (f, owned) in sources {
         if total >= MAX {
             break;
         }
@@ -543,6 +614,13 @@ fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
             continue;
         };
         if is_private(&text) {
+            continue;
+        }
+        if owned
+            && !project.is_some_and(|c| {
+                mindex::markdown::frontmatter(&text).is_some_and(|m| c.owns_note(&m))
+            })
+        {
             continue;
         }
         let tasks: Vec<&str> = text
@@ -559,10 +637,15 @@ fn open_tasks(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
             let _ = writeln!(out, "  {}", t.trim());
         }
     }
-    if out.is_empty() {
-        "(no open tasks)".into()
-    } else {
-        out.trim_end().to_string()
+    match project.and_then(|c| c.project.as_deref()) {
+        Some(name) if out.is_empty() => format!("(no open tasks for project {})", one_line(name)),
+        Some(name) => format!(
+            "(project {} only: its projects/ folder, and work/active/ notes whose `project:` names it)\n{}",
+            one_line(name),
+            out.trim_end()
+        ),
+        None if out.is_empty() => "(no open tasks)".into(),
+        None => out.trim_end().to_string(),
     }
 }
 
@@ -594,9 +677,10 @@ fn active_work(tree: &Tree) -> String {
     lines.join("\n")
 }
 
-/// The vault's files as `./path` lines, sorted, with big flat folders (and `work/archive`)
-/// folded to one count line.
-pub(crate) fn listing(tree: &Tree, threshold: usize) -> String {
+/// The vault's files as `<prefix>path` lines (`./path` inside the vault; bare vault paths for a
+/// session elsewhere, which `./` would send to its own folder), sorted, with big flat folders
+/// (and `work/archive`) folded to one count line.
+pub(crate) fn listing(tree: &Tree, threshold: usize, prefix: &str) -> String {
     let skip_top = |rel: &str| {
         let top = rel.split('/').next().unwrap_or("");
         top == "thinking" || super::hygiene::MACHINERY_DIRS.contains(&top)
@@ -635,11 +719,11 @@ pub(crate) fn listing(tree: &Tree, threshold: usize) -> String {
         }) {
             continue;
         }
-        lines.push(format!("./{}", one_line(&f.rel)));
+        lines.push(format!("{prefix}{}", one_line(&f.rel)));
     }
     for (d, n) in &collapsed {
         lines.push(format!(
-            "./{}/ — {n} notes (listing collapsed — Glob or `mindex search` on demand)",
+            "{prefix}{}/ — {n} notes (listing collapsed — Glob or `mindex search` on demand)",
             one_line(d)
         ));
     }
@@ -815,7 +899,7 @@ mod tests {
                 "team",
             ],
         );
-        let out = listing(&tree, 12);
+        let out = listing(&tree, 12, "./");
         assert!(
             out.contains("./people/ — 13 notes (listing collapsed"),
             "{out}"
@@ -825,7 +909,11 @@ mod tests {
         assert!(!out.contains("thinking"));
         // 12 notes under threshold 12 stay expanded.
         let tree = tree_of(&files[1..], &["people"]);
-        assert!(!listing(&tree, 12).contains("collapsed"));
-        assert!(listing(&tree, 2).contains("./people/ — 12 notes"));
+        assert!(!listing(&tree, 12, "./").contains("collapsed"));
+        assert!(listing(&tree, 2, "./").contains("./people/ — 12 notes"));
+        // Outside the vault: vault paths, no `./`.
+        let out = listing(&tree, 2, "");
+        assert!(out.contains("\npeople/ — 12 notes"), "{out}");
+        assert!(out.lines().all(|l| !l.starts_with("./")), "{out}");
     }
 }

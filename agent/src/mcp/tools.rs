@@ -21,7 +21,15 @@ impl McpServer {
         let view = self.vault().scoped(caller);
         match name {
             "search" | "query" => {
-                let limit = arg_usize(args, "limit", if name == "search" { 5 } else { 10 })?;
+                let limit = arg_usize(
+                    args,
+                    "limit",
+                    if name == "search" {
+                        mindex::scoped::docs::search::DEFAULT_LIMIT
+                    } else {
+                        mindex::scoped::docs::query::DEFAULT_LIMIT
+                    },
+                )?;
                 let found = if name == "search" {
                     let q = arg_str(args, "query").unwrap_or("").trim();
                     if q.is_empty() {
@@ -363,67 +371,80 @@ pub fn tools() -> &'static [Value] {
 }
 
 fn tool_list() -> Vec<Value> {
+    use mindex::scoped::docs::{
+        expand, get, health, multi_get, query, reason, recall, record_work, remember, search,
+        status,
+    };
     let s = |d: &str| json!({"type": "string", "description": d});
     let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
+    let number = |d: &str| json!({"type": "number", "description": d});
+    let flag = |d: &str| json!({"type": "boolean", "default": false, "description": d});
     vec![
-        json!({"name": "search", "description": "Search the vault (hybrid BM25 + vectors when available). Returns the best chunk of each visible note with path, line, relevance (0-1; 1 = first in every ranking; \"exact match\" when the note holds the identifier or ticket id asked for) and a snippet.",
-            "inputSchema": {"type": "object", "properties": {"query": s("What to look for, in plain words"),
-                "limit": {"type": "number", "default": 5, "description": "Hits to return"}}, "required": ["query"]},
+        json!({"name": "search", "description": search::TOOL,
+            "inputSchema": {"type": "object", "properties": {"query": s(search::QUERY),
+                "limit": {"type": "number", "default": search::DEFAULT_LIMIT, "description": search::LIMIT}},
+                "required": ["query"]},
             "annotations": annotations("Search the vault", true)}),
-        json!({"name": "query", "description": "Search with typed sub-queries: lexical (exact words, names, identifiers) and vector (meaning), fused by reciprocal rank fusion.",
+        json!({"name": "query", "description": query::TOOL,
             "inputSchema": {"type": "object", "properties": {
                 "searches": {"type": "array", "items": {"type": "object", "properties": {
-                    "type": {"type": "string", "enum": ["lex", "vec"]}, "query": {"type": "string"}},
-                    "required": ["type", "query"]}, "description": "Typed sub-queries"},
-                "query": s("Shorthand: one lex and one vec sub-query"),
-                "limit": {"type": "number", "default": 10}}},
+                    "type": {"type": "string", "enum": ["lex", "vec"], "description": query::SEARCH_TYPE},
+                    "query": s(query::SEARCH_TEXT)},
+                    "required": ["type", "query"]}, "description": query::SEARCHES},
+                "query": s(query::QUERY),
+                "limit": {"type": "number", "default": query::DEFAULT_LIMIT, "description": query::LIMIT}}},
             "annotations": annotations("Query with typed sub-queries", true)}),
-        json!({"name": "get", "description": "Read one visible note (path, path without .md, or title), after search or query named it. One call serves at most 32 KiB of whole lines; a longer note ends with the from_line to pass for the next page.",
-            "inputSchema": {"type": "object", "properties": {"path": s("Vault-relative path or note title"),
-                "from_line": {"type": "number", "description": "First line to read (1-based); default 1"},
-                "max_lines": {"type": "number", "description": "Most lines to read; default: as many as fit in 32 KiB"}}, "required": ["path"]},
+        json!({"name": "get", "description": get::TOOL,
+            "inputSchema": {"type": "object", "properties": {"path": s(get::PATH),
+                "from_line": number(get::FROM_LINE), "max_lines": number(get::MAX_LINES)},
+                "required": ["path"]},
             "annotations": annotations("Read a note", true)}),
-        json!({"name": "multi_get", "description": "Read several visible notes matching comma-separated globs or names, in one answer of at most 64 KiB (each note at most 32 KiB; the rest is listed as skipped, to read with get). Prefer get for one note.",
-            "inputSchema": {"type": "object", "properties": {"pattern": s("e.g. 'brain/*.md, Key Decisions'"),
-                "max_bytes": {"type": "number", "description": "Skip notes larger than this many bytes"}}, "required": ["pattern"]},
+        json!({"name": "multi_get", "description": multi_get::TOOL,
+            "inputSchema": {"type": "object", "properties": {"pattern": s(multi_get::PATTERN),
+                "max_bytes": number(multi_get::MAX_BYTES)}, "required": ["pattern"]},
             "annotations": annotations("Read several notes", true)}),
-        json!({"name": "expand", "description": "A note's neighbourhood: the visible notes it links to and that link to it.",
-            "inputSchema": {"type": "object", "properties": {"note": s("Title, path or vault:// URI")}, "required": ["note"]},
+        json!({"name": "expand", "description": expand::TOOL,
+            "inputSchema": {"type": "object", "properties": {"note": s(expand::NOTE)}, "required": ["note"]},
             "annotations": annotations("Expand a note's links", true)}),
-        json!({"name": "recall", "description": "Durable lessons (memories) scoped to this repository, best first; ordered by the query when given.",
-            "inputSchema": {"type": "object", "properties": {"query": s("Optional: order by relevance to this"),
-                "limit": {"type": "number", "default": 20}, "explain": {"type": "boolean", "default": false}}},
+        json!({"name": "recall", "description": recall::TOOL,
+            "inputSchema": {"type": "object", "properties": {"query": s(recall::QUERY),
+                "limit": {"type": "number", "default": DEFAULT_RECALL_LIMIT, "description": recall::LIMIT},
+                "explain": flag(recall::EXPLAIN)}},
             "annotations": annotations("Recall memories", true)}),
-        json!({"name": "remember", "description": "Record a durable lesson as a scoped memory. Refused when it nearly duplicates one, reaches nobody, or looks like a transcript.",
+        json!({"name": "remember", "description": remember::TOOL,
             "inputSchema": {"type": "object", "properties": {
-                "title": s("One line naming the lesson"), "body": s("The lesson and why it holds (40+ chars)"),
-                "confidence": {"type": "string", "enum": ["verified", "inferred", "unverified"]},
-                "verification": s("How it was checked"),
-                "scope": {"type": "string", "enum": ["general", "platform", "project"]},
-                "generality": s("Why a general lesson holds everywhere"),
-                "projects": list("Projects it reaches"), "platforms": list("Platforms it reaches"),
-                "links": list("Notes to list under Related"), "supersedes": list("Exact titles of memories this corrects"),
-                "force": {"type": "boolean", "default": false}, "dry_run": {"type": "boolean", "default": false}},
+                "title": s(remember::TITLE), "body": s(remember::BODY),
+                "confidence": {"type": "string", "enum": ["verified", "inferred", "unverified"],
+                    "description": remember::CONFIDENCE},
+                "verification": s(remember::VERIFICATION),
+                "scope": {"type": "string", "enum": ["general", "platform", "project"],
+                    "default": "project", "description": remember::SCOPE},
+                "generality": s(remember::GENERALITY),
+                "projects": list(remember::PROJECTS), "platforms": list(remember::PLATFORMS),
+                "links": list(remember::LINKS), "supersedes": list(remember::SUPERSEDES),
+                "force": flag(remember::FORCE), "dry_run": flag(remember::DRY_RUN)},
                 "required": ["title", "body", "confidence"]},
             "annotations": annotations("Remember a lesson", false)}),
-        json!({"name": "record_work", "description": "File a note about work done (or a decision record) in the vault.",
+        json!({"name": "record_work", "description": record_work::TOOL,
             "inputSchema": {"type": "object", "properties": {
-                "title": s("Title"), "summary": s("What was done"),
-                "changes": list("What changed"), "decisions": list("Decisions made"), "learned": list("What was learned"),
-                "open": list("What is still open"), "informed_by": list("Notes that informed it"),
-                "verification": s("How it was verified"), "folder": s("Folder inside an exposed root"),
-                "kind": {"type": "string", "enum": ["note", "decision"], "default": "note"},
-                "dry_run": {"type": "boolean", "default": false}},
+                "title": s(record_work::TITLE), "summary": s(record_work::SUMMARY),
+                "changes": list(record_work::CHANGES), "decisions": list(record_work::DECISIONS),
+                "learned": list(record_work::LEARNED), "open": list(record_work::OPEN),
+                "informed_by": list(record_work::INFORMED_BY),
+                "verification": s(record_work::VERIFICATION), "folder": s(record_work::FOLDER),
+                "kind": {"type": "string", "enum": ["note", "decision"], "default": "note",
+                    "description": record_work::KIND},
+                "dry_run": flag(record_work::DRY_RUN)},
                 "required": ["title", "summary"]},
             "annotations": annotations("Record work done", false)}),
-        json!({"name": "reason", "description": "Answer a question that needs reading across notes: runs a read-only agent session over the exposed vault (minutes, not seconds), seeded with search evidence. Refuses by name when it times out or ends early; never returns a partial answer.",
-            "inputSchema": {"type": "object", "properties": {"question": s("The question, in full")}, "required": ["question"]},
+        json!({"name": "reason", "description": reason::TOOL,
+            "inputSchema": {"type": "object", "properties": {"question": s(reason::QUESTION)}, "required": ["question"]},
             "annotations": {"title": "Reason over the vault", "readOnlyHint": false, "destructiveHint": false,
                 "idempotentHint": false, "openWorldHint": true}}),
-        json!({"name": "health", "description": "What this session sees of the vault: caller, memory store, exposed roots, index; warnings for anything that degrades retrieval.",
+        json!({"name": "health", "description": health::TOOL,
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": annotations("Vault health", true)}),
-        json!({"name": "status", "description": "What is indexed, what the last update did, and what changed on disk since.",
+        json!({"name": "status", "description": status::TOOL,
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": annotations("Index status", true)}),
     ]
@@ -440,5 +461,87 @@ fn without_text(v: serde_json::Result<Value>) -> Value {
 fn strip_text(v: &mut Value) {
     if let Some(o) = v.as_object_mut() {
         o.remove("text");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tools;
+    use serde_json::Value;
+
+    /// Every property of `schema` (and of the objects its arrays hold), with its path.
+    fn properties<'a>(at: &str, schema: &'a Value, out: &mut Vec<(String, &'a Value)>) {
+        let Some(props) = schema["properties"].as_object() else {
+            return;
+        };
+        for (name, p) in props {
+            let path = format!("{at}.{name}");
+            properties(&path, &p["items"], out);
+            out.push((path, p));
+        }
+    }
+
+    #[test]
+    fn every_field_of_every_tool_is_described_and_every_enum_value_explained() {
+        let mut checked = 0;
+        for t in tools() {
+            let name = t["name"].as_str().unwrap();
+            let about = t["description"].as_str().unwrap_or_default();
+            assert!(
+                about.len() >= 200,
+                "{name}: a description of {} chars",
+                about.len()
+            );
+            let mut props = Vec::new();
+            properties(name, &t["inputSchema"], &mut props);
+            for (path, p) in props {
+                let d = p["description"].as_str().unwrap_or_default().trim();
+                assert!(!d.is_empty(), "{path} has no description");
+                for v in p["enum"].as_array().into_iter().flatten() {
+                    let v = format!("`{}`", v.as_str().unwrap());
+                    assert!(
+                        d.contains(&v),
+                        "{path}: the value {v} is not explained: {d}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        // search 2, query 5, get 3, multi_get 2, expand 1, recall 3, remember 12,
+        // record_work 11, reason 1.
+        assert_eq!(checked, 40);
+        let names: Vec<&str> = tools().iter().filter_map(|t| t["name"].as_str()).collect();
+        for want in [
+            "search",
+            "query",
+            "get",
+            "multi_get",
+            "expand",
+            "status",
+            "health",
+            "recall",
+            "remember",
+            "record_work",
+            "reason",
+        ] {
+            assert!(names.contains(&want), "{want} missing");
+        }
+    }
+
+    #[test]
+    fn the_words_are_the_engines() {
+        use mindex::scoped::docs::{record_work, remember};
+        let tool = |n: &str| tools().iter().find(|t| t["name"] == n).unwrap();
+        let r = tool("remember");
+        assert_eq!(r["description"], remember::TOOL);
+        assert_eq!(
+            r["inputSchema"]["properties"]["scope"]["description"],
+            remember::SCOPE
+        );
+        assert_eq!(
+            r["inputSchema"]["properties"]["confidence"]["description"],
+            remember::CONFIDENCE
+        );
+        assert_eq!(tool("record_work")["description"], record_work::TOOL);
     }
 }

@@ -70,6 +70,17 @@ impl Vault {
         let agent: Vec<&Arc<Memory>> = entries.iter().filter(|m| m.is_agent()).collect();
         let mut warnings = Vec::new();
         let mut notes = Vec::new();
+        // The owner is told which path is gone; an agent only that its hooks' binary is.
+        for b in crate::init::stale_binaries(&self.root) {
+            warnings.push(if agent_view {
+                format!(
+                    "{} calls a mindex binary that cannot run here: the hooks and MCP server it configures fail. Tell the user to run `mindex init --merge` on the vault with the mindex they use now.",
+                    b.config
+                )
+            } else {
+                b.warning()
+            });
+        }
         let mr = &ctx.memory_root;
         if mr.healed {
             warnings.push(format!(

@@ -98,6 +98,9 @@ pub struct Status {
     /// Distinct chunks of the index without a vector for the store's model (`None` without
     /// vectors or without an index): they rank only lexically until `embed` (or `watch`) runs.
     pub missing_vectors: Option<usize>,
+    /// mindex binaries the vault's agent configs call that cannot run here (moved, removed):
+    /// their hooks and MCP server fail until `mindex init --merge` repairs them.
+    pub stale_binaries: Vec<crate::init::StaleBinary>,
 }
 
 /// A note as the read tools serve it (all of it, or `max_lines` lines from `from_line`, 1-based),
@@ -374,6 +377,7 @@ impl Vault {
             pending,
             warnings,
             vectors: self.vector_status(),
+            stale_binaries: crate::init::stale_binaries(&self.root),
         })
     }
 }

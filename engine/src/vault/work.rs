@@ -1,5 +1,6 @@
 //! `record_work`: filing a note (or decision record) about work a session did, inside the
-//! vault's exposed roots, the caller's project folder, or the inbox.
+//! vault's exposed roots, the caller's project folder (`projects/<caller>/`, else the folder of
+//! the project's own note, found by its name or its `project:` frontmatter), or the inbox.
 
 use std::fs;
 use std::path::Path;
@@ -11,7 +12,8 @@ use serde::Serialize;
 
 use super::agent::AgentContext;
 use crate::error::Result;
-use crate::identity::Caller;
+use crate::exposure::{Exposure, VisibleFile};
+use crate::identity::{Caller, project_dir_for};
 use crate::memory::store::claim_file;
 use crate::memory::text::{self, FieldValue};
 
@@ -53,7 +55,8 @@ pub struct WorkInput {
     pub informed_by: Vec<String>,
     /// How the work was verified.
     pub verification: Option<String>,
-    /// A folder inside an exposed root (else the caller's project folder, else the inbox).
+    /// A folder inside an exposed root (else the caller's project folder, else the folder of
+    /// the project's note, else the inbox).
     pub folder: Option<String>,
     /// Note or decision.
     pub kind: WorkKind,
@@ -104,8 +107,8 @@ pub struct WorkRecord {
     pub recorded: bool,
     /// Vault-relative path (planned, for a dry run).
     pub path: Option<String>,
-    /// `caller` (the given folder), `caller-identity` (the caller's project folder) or
-    /// `fallback` (the inbox).
+    /// `caller` (the given folder), `caller-identity` (the caller's project folder, or the
+    /// folder of its project note) or `fallback` (the inbox).
     pub route: Option<String>,
     /// Whether the index already holds the note.
     pub indexed: bool,
@@ -113,14 +116,24 @@ pub struct WorkRecord {
     pub preview: Option<String>,
     /// Why nothing was written.
     pub refusal: Option<Refusal>,
+    /// A note of the same title (the same file name) the destination already held: the note
+    /// was written beside it under the next free name (`<stem>-2.md` …), as the record_work
+    /// contract has it, and the message says so (for a dry run: would be).
+    pub existing: Option<String>,
     /// The outcome as text.
     pub message: String,
 }
 
 impl Vault {
     /// Files a record of work done (a note or a decision) inside the vault: in `folder` when it
-    /// lies inside an exposed root, else the caller's `projects/<name>/` folder, else the inbox.
-    /// Refusals write nothing; an existing file is never modified.
+    /// lies inside an exposed root; else the caller's `projects/<name>/` folder (`notes/` or
+    /// `decisions/`); else, for a caller other than the vault itself, beside the project's own
+    /// note: a note agents may read named `<name>.md`, or whose frontmatter `project:` (or
+    /// `projects:`) names the caller, person-written, `status: active` first (its folder held
+    /// to the rules a named `folder` is: inside an exposed root, no `..`, no symlink escape);
+    /// else the inbox. Refusals write nothing; an existing file is never modified: the same
+    /// title twice files the second note as `<stem>-2.md` (the contract's claim order), and the
+    /// answer names the note that was there ([`WorkRecord::existing`]).
     pub fn record_work(&self, caller: &Caller, input: &WorkInput) -> Result<WorkRecord> {
         record_work(self, &self.agent(), caller, input)
     }
@@ -150,28 +163,100 @@ fn flatten(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The caller's folder under `projects/`: exact name, then case-insensitive, then a prefix
-/// match either way; the real folder casing is kept.
-fn project_dir_for(vault: &Path, project: Option<&str>) -> Option<String> {
-    let p = project?.to_lowercase();
-    let mut dirs: Vec<String> = fs::read_dir(vault.join("projects"))
-        .ok()?
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
-    dirs.sort();
-    if let Some(d) = dirs.iter().find(|d| **d == p) {
-        return Some(d.clone());
+/// A destination folder checked as a folder the caller names is: no `.` or `..` segment;
+/// inside an exposed root (or the folder of a shallow root, `brain/*.md`, whose pattern admits
+/// the note); and, resolved through symlinks as far as it exists, inside that root's real
+/// folder. The folder with `/` separators and no outer slashes, or the refusal.
+fn checked_folder(
+    vault: &Vault,
+    ex: &Exposure,
+    folder: &str,
+    slug: &str,
+) -> std::result::Result<String, Box<WorkRecord>> {
+    let f = folder.trim().replace('\\', "/");
+    let f = f.trim_matches('/').to_string();
+    if f.split('/').any(|s| s == ".." || s == ".") {
+        return Err(Box::new(misplaced(
+            folder,
+            format!("refused: \"{folder}\" contains a traversal segment"),
+        )));
     }
-    if let Some(d) = dirs.iter().find(|d| d.to_lowercase() == p) {
-        return Some(d.clone());
+    let Some(root) = ex
+        .matched_root(&f)
+        .or_else(|| ex.matched_root(&format!("{f}/{slug}.md")))
+        .map(str::to_string)
+    else {
+        return Err(Box::new(misplaced(
+            folder,
+            format!(
+                "refused: \"{f}\" is not inside an exposed root (allowed: {})",
+                ex.roots().join(", ")
+            ),
+        )));
+    };
+    // The folder, resolved as far as it exists, must stay inside the matched root.
+    let root_real = fs::canonicalize(vault.root.join(crate::exposure::root_folder(&root))).ok();
+    let mut probe = vault.root.join(&f);
+    let real = loop {
+        match fs::canonicalize(&probe) {
+            Ok(r) => break Some(r),
+            Err(_) => match probe.parent() {
+                Some(p) if p.starts_with(&vault.root) => probe = p.to_path_buf(),
+                _ => break None,
+            },
+        }
+    };
+    let inside = match (real, root_real) {
+        (Some(r), Some(root_r)) => r.starts_with(&root_r),
+        // The root does not exist yet: the folder is created under it.
+        (Some(r), None) => r.starts_with(&vault.root),
+        _ => false,
+    };
+    if !inside {
+        return Err(Box::new(misplaced(
+            folder,
+            format!("refused: \"{f}\" escapes the \"{root}\" root"),
+        )));
     }
-    dirs.into_iter().find(|d| {
-        let l = d.to_lowercase();
-        l.starts_with(&p) || p.starts_with(&l)
-    })
+    Ok(f)
+}
+
+/// The caller's project note, where `record_work` files when the vault has no
+/// `projects/<caller>/` folder: among the notes agents may read (`visible`: inside an exposed
+/// root, not private, not a never-exposed name, outside the memory store), a note named
+/// `<project>.md`, else one whose frontmatter `project` (or `projects`) names the project
+/// ([`Caller::owns_note`]); a note with `status: active` before others, then path order. A
+/// note an agent wrote (`source_repo` from `record_work`, `source` from memories) is passed
+/// over, so no agent write decides where a project's notes go. None for an anonymous caller
+/// or the vault itself.
+fn project_note<'v>(
+    vault_root: &Path,
+    visible: &'v [VisibleFile],
+    caller: &Caller,
+) -> Option<&'v VisibleFile> {
+    use rayon::prelude::*;
+    let project = caller.project.as_deref().filter(|_| !caller.is_vault)?;
+    visible
+        .par_iter()
+        .filter_map(|f| {
+            let map = crate::exposure::head_frontmatter(&vault_root.join(&f.rel))
+                .ok()?
+                .unwrap_or_default();
+            let get = |k: &str| crate::markdown::frontmatter::get_ci(&map, k);
+            if get("source_repo").is_some() || get("source").is_some() {
+                return None;
+            }
+            let named = f.label.eq_ignore_ascii_case(project);
+            if !named && !caller.owns_note(&map) {
+                return None;
+            }
+            let active = get("status")
+                .and_then(|v| v.as_str())
+                .is_some_and(|s| s.trim().eq_ignore_ascii_case("active"));
+            Some(((!named, !active, f.rel.as_str()), f))
+        })
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, f)| f)
 }
 
 pub(super) fn record_work(
@@ -255,59 +340,16 @@ pub(super) fn record_work(
     }
     // Where the note goes.
     let ex = &ctx.exposure;
+    // The notes agents may read: walked once, and only when a destination was found.
+    let walked = std::cell::OnceCell::new();
+    let visible = || walked.get_or_init(|| ex.visible_files());
+    // The project's note the destination was taken from, when it was.
+    let mut beside: Option<&VisibleFile> = None;
     let (dest_rel, route, project) = if !folder.trim().is_empty() {
-        let f = folder.trim().replace('\\', "/");
-        let f = f.trim_matches('/').to_string();
-        if f.split('/').any(|s| s == ".." || s == ".") {
-            return Ok(misplaced(
-                &folder,
-                format!("refused: \"{folder}\" contains a traversal segment"),
-            ));
+        match checked_folder(vault, ex, &folder, &slug) {
+            Ok(f) => (f, "caller", None),
+            Err(refused) => return Ok(*refused),
         }
-        // A folder lies inside a root, or is the folder of a shallow root (`brain/*.md`) whose
-        // pattern admits the note.
-        let Some(root) = ex
-            .matched_root(&f)
-            .or_else(|| ex.matched_root(&format!("{f}/{slug}.md")))
-            .map(str::to_string)
-        else {
-            return Ok(misplaced(
-                &folder,
-                format!(
-                    "refused: \"{f}\" is not inside an exposed root (allowed: {})",
-                    ex.roots().join(", ")
-                ),
-            ));
-        };
-        // The folder, resolved as far as it exists, must stay inside the matched root.
-        let root_real = fs::canonicalize(vault.root.join(crate::exposure::root_folder(&root))).ok();
-        let mut probe = vault.root.join(&f);
-        let mut rest = Vec::new();
-        let real = loop {
-            match fs::canonicalize(&probe) {
-                Ok(r) => break Some(r),
-                Err(_) => match (probe.parent(), probe.file_name()) {
-                    (Some(p), Some(n)) if p.starts_with(&vault.root) => {
-                        rest.push(n.to_os_string());
-                        probe = p.to_path_buf();
-                    }
-                    _ => break None,
-                },
-            }
-        };
-        let inside = match (real, root_real) {
-            (Some(r), Some(root_r)) => r.starts_with(&root_r),
-            // The root does not exist yet: the folder is created under it.
-            (Some(r), None) => r.starts_with(&vault.root),
-            _ => false,
-        };
-        if !inside {
-            return Ok(misplaced(
-                &folder,
-                format!("refused: \"{f}\" escapes the \"{root}\" root"),
-            ));
-        }
-        (f, "caller", None)
     } else if let Some(dir) = project_dir_for(&vault.root, who) {
         let sub = match input.kind {
             WorkKind::Decision => "decisions",
@@ -318,6 +360,14 @@ pub(super) fn record_work(
             "caller-identity",
             Some(dir),
         )
+    } else if let Some((note, dir)) = project_note(&vault.root, visible(), caller)
+        .and_then(|n| Some((n, n.rel.rsplit_once('/')?.0)))
+        .and_then(|(n, dir)| Some((n, checked_folder(vault, ex, dir, &slug).ok()?)))
+    {
+        // No `projects/<caller>/`: next to the project's own note, under the same rules as a
+        // folder the caller names.
+        beside = Some(note);
+        (dir, "caller-identity", who.map(str::to_string))
     } else {
         (ctx.manifest.inbox(), "fallback", None)
     };
@@ -338,7 +388,9 @@ pub(super) fn record_work(
         }
         WorkKind::Note => format!("{date} {slug}"),
     };
-    let names = ex.resolvable_names(&ex.visible_files());
+    let names = ex.resolvable_names(visible());
+    // Related links the project: its folder's name, or the note the destination came from.
+    let link = beside.map_or(project.as_deref(), |n| Some(n.label.as_str()));
     let rendered = render(
         &title,
         summary,
@@ -347,7 +399,7 @@ pub(super) fn record_work(
         &iso,
         caller.label(),
         route,
-        project.as_deref(),
+        (project.as_deref(), link),
         &names,
     );
     if rendered.len() > MAX_WORK_NOTE_BYTES {
@@ -357,15 +409,33 @@ pub(super) fn record_work(
             MAX_WORK_NOTE_BYTES / 1024
         )));
     }
+    let first_name = format!("{dest_rel}/{stem}.md");
+    let beside_line = beside
+        .map(|n| format!("\nFiled beside the project's note {n} (the vault has no projects/ folder for this project).", n = n.rel))
+        .unwrap_or_default();
     if input.dry_run {
         let preview: String = rendered.chars().take(600).collect();
+        // A note of this title there already: writing would take the next free name.
+        let existing = vault
+            .root
+            .join(&first_name)
+            .symlink_metadata()
+            .is_ok()
+            .then(|| first_name.clone());
+        let mut message =
+            format!("Preview (nothing written) → {first_name}\nRouting: {route}{beside_line}");
+        if let Some(e) = &existing {
+            message.push_str(&format!(
+                "\nA note with this title already exists: {e}. Writing would file a second one beside it under the next free name ({stem}-2.md or later); to add to {e} instead, edit it."
+            ));
+        }
+        message.push_str(&format!("\n\n{preview}"));
         return Ok(WorkRecord {
-            path: Some(format!("{dest_rel}/{stem}.md")),
+            path: Some(first_name),
             route: Some(route.to_string()),
-            message: format!(
-                "Preview (nothing written) → {dest_rel}/{stem}.md\nRouting: {route}\n\n{preview}"
-            ),
+            message,
             preview: Some(preview),
+            existing,
             ..WorkRecord::default()
         });
     }
@@ -392,7 +462,15 @@ pub(super) fn record_work(
         who,
         json!({"path": rel, "routed": route, "indexed": indexed}),
     );
-    let mut message = format!("Recorded: {rel}\nRouting: {route}");
+    let mut message = format!("Recorded: {rel}\nRouting: {route}{beside_line}");
+    // The same title twice: the contract files the second one under the next free name
+    // (`stem-2.md`); the answer says so plainly, and which note was there first.
+    let existing = (rel != first_name).then_some(first_name);
+    if let Some(e) = &existing {
+        message.push_str(&format!(
+            "\n\nA note with this title already exists: {e}. This one was written beside it as {rel}, and both carry the alias '{title}'. If it is more of the same work, add it to {e} with your edit tools and delete {rel}; otherwise give it a title of its own."
+        ));
+    }
     if let Some(why) = &not_indexed {
         message.push_str(&format!(
             "\n\nNOTE: not indexed: {why}. This note may not be findable by query yet."
@@ -404,6 +482,7 @@ pub(super) fn record_work(
         route: Some(route.to_string()),
         indexed,
         message,
+        existing,
         ..WorkRecord::default()
     })
 }
@@ -420,7 +499,7 @@ fn render(
     iso: &str,
     caller: &str,
     route: &str,
-    project: Option<&str>,
+    (project, link): (Option<&str>, Option<&str>),
     names: &std::collections::HashSet<String>,
 ) -> String {
     let mut s = String::from("---\n");
@@ -470,7 +549,7 @@ fn render(
     }
     list(&mut s, "Open", &input.open);
     let mut related = Vec::new();
-    if let Some(p) = project
+    if let Some(p) = link
         && names.contains(&p.to_lowercase())
     {
         related.push(format!("- [[{p}]]"));
@@ -531,5 +610,177 @@ mod tests {
         );
         assert_eq!(project_dir_for(d.path(), None), None, "anonymous");
         assert_eq!(project_dir_for(d.path(), Some("zzz")), None);
+    }
+
+    fn vault_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Vault) {
+        let d = tempfile::tempdir().unwrap();
+        let mut all = vec![(
+            "vault-manifest.json",
+            r#"{"user_content_roots": ["work/", "brain/*.md", "reference/", "inbox/", "projects/"]}"#,
+        )];
+        all.extend_from_slice(files);
+        for (rel, text) in all {
+            let p = d.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let v = Vault::open(d.path(), crate::VaultOptions::default()).unwrap();
+        (d, v)
+    }
+
+    fn work(title: &str) -> WorkInput {
+        WorkInput {
+            title: title.into(),
+            summary: "Did the work.".into(),
+            ..WorkInput::default()
+        }
+    }
+
+    /// Issue 38 finding 7: from a code repository whose vault has no `projects/<caller>/`, the
+    /// note goes beside the project's own note (found by its `project:` frontmatter or its
+    /// name), not to the inbox; agent-written and private notes never decide it.
+    #[test]
+    fn without_a_project_folder_the_note_goes_beside_the_projects_note() {
+        let (_d, v) = vault_with(&[
+            (
+                "work/active/Checkout Latency.md",
+                "---\nproject: checkout\nstatus: active\n---\n# Checkout Latency\n",
+            ),
+            (
+                "work/incidents/2026-03-14 Checkout outage.md",
+                "---\nproject: checkout\nstatus: completed\n---\n# Outage\n",
+            ),
+            // Agent-written and private notes naming the project are passed over.
+            (
+                "reference/2026-01-01 earlier.md",
+                "---\nproject: 'checkout'\nsource_repo: 'checkout'\nstatus: active\n---\n# E\n",
+            ),
+            (
+                "brain/Mobile.md",
+                "---\nproject: mobile\nprivate: true\nstatus: active\n---\n# M\n",
+            ),
+            ("reference/payments/payments.md", "# Payments\n"),
+        ]);
+        let checkout = Caller::named("checkout").unwrap();
+        let r = v.record_work(&checkout, &work("Add a timeout")).unwrap();
+        let path = r.path.clone().unwrap();
+        assert!(
+            path.starts_with("work/active/") && path.ends_with(" Add a timeout.md"),
+            "{r:?}"
+        );
+        assert_eq!(r.route.as_deref(), Some("caller-identity"));
+        assert!(
+            r.message
+                .contains("beside the project's note work/active/Checkout Latency.md"),
+            "{}",
+            r.message
+        );
+        let text = fs::read_to_string(v.root().join(&path)).unwrap();
+        assert!(text.contains("project: 'checkout'"), "{text}");
+        assert!(text.contains("- [[Checkout Latency]]"), "{text}");
+        // A decision goes there too; a note named after the project (no frontmatter) works.
+        let mut d = work("Use a circuit breaker");
+        d.kind = WorkKind::Decision;
+        let r = v.record_work(&checkout, &d).unwrap();
+        assert_eq!(
+            r.path.as_deref(),
+            Some("work/active/Decision - Use a circuit breaker.md")
+        );
+        let r = v
+            .record_work(&Caller::named("payments").unwrap(), &work("Ledger"))
+            .unwrap();
+        assert!(
+            r.path
+                .as_deref()
+                .unwrap()
+                .starts_with("reference/payments/"),
+            "{r:?}"
+        );
+        // A private project note leaves the caller in the inbox; so does the vault itself.
+        let r = v
+            .record_work(&Caller::named("mobile").unwrap(), &work("Offline"))
+            .unwrap();
+        assert_eq!(r.route.as_deref(), Some("fallback"), "{r:?}");
+        let itself = Caller::from_dir(v.root(), v.root());
+        let r = v.record_work(&itself, &work("Tidy")).unwrap();
+        assert_eq!(r.route.as_deref(), Some("fallback"), "{r:?}");
+        // `projects/<caller>/` still wins.
+        fs::create_dir_all(v.root().join("projects/Checkout")).unwrap();
+        let r = v.record_work(&checkout, &work("Later")).unwrap();
+        assert!(
+            r.path
+                .as_deref()
+                .unwrap()
+                .starts_with("projects/Checkout/notes/"),
+            "{r:?}"
+        );
+    }
+
+    /// The project's note is followed only where a named folder could go: a note whose folder
+    /// is a symlink out of its root leaves the caller in the inbox.
+    #[cfg(unix)]
+    #[test]
+    fn the_projects_note_folder_obeys_the_folder_rules() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(
+            outside.path().join("Atlas.md"),
+            "---\nproject: atlas\n---\n# Atlas\n",
+        )
+        .unwrap();
+        let (_d, v) = vault_with(&[("work/readme.md", "# r\n")]);
+        std::os::unix::fs::symlink(outside.path(), v.root().join("work/linked")).unwrap();
+        let r = v
+            .record_work(&Caller::named("atlas").unwrap(), &work("Escape"))
+            .unwrap();
+        assert_eq!(r.route.as_deref(), Some("fallback"), "{r:?}");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 1);
+    }
+
+    /// Issue 38 finding 7: the same title twice. The contract files the second note under the
+    /// next free name (`-2`); the answer says plainly that a note of that title exists, names
+    /// it, and says how to proceed; a dry run warns before anything is written.
+    #[test]
+    fn the_same_title_twice_names_the_note_already_there() {
+        let (_d, v) = vault_with(&[("work/Index.md", "# Work\n")]);
+        let who = Caller::named("atlas").unwrap();
+        let mut input = work("Fix the flaky test");
+        input.kind = WorkKind::Decision;
+        input.folder = Some("work/active".into());
+        let first = v.record_work(&who, &input).unwrap();
+        assert_eq!(first.existing, None);
+        assert!(
+            !first.message.contains("already exists"),
+            "{}",
+            first.message
+        );
+        let first = first.path.unwrap();
+        input.dry_run = true;
+        let dry = v.record_work(&who, &input).unwrap();
+        assert_eq!(dry.existing.as_deref(), Some(first.as_str()));
+        assert!(
+            dry.message
+                .contains(&format!("A note with this title already exists: {first}")),
+            "{}",
+            dry.message
+        );
+        input.dry_run = false;
+        let second = v.record_work(&who, &input).unwrap();
+        assert!(second.recorded);
+        assert_eq!(
+            second.path.as_deref(),
+            Some("work/active/Decision - Fix the flaky test-2.md")
+        );
+        assert_eq!(second.existing.as_deref(), Some(first.as_str()));
+        for part in [
+            format!("A note with this title already exists: {first}"),
+            "written beside it as work/active/Decision - Fix the flaky test-2.md".to_string(),
+            "with your edit tools".to_string(),
+            "a title of its own".to_string(),
+        ] {
+            assert!(second.message.contains(&part), "{part}: {}", second.message);
+        }
+        // The first note is untouched.
+        let text = fs::read_to_string(v.root().join(&first)).unwrap();
+        assert!(text.contains("# Fix the flaky test"));
     }
 }

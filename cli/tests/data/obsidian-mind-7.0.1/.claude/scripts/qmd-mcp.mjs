@@ -1,0 +1,1 @@
+// stub: obsidian-mind's qmd MCP launcher (not a copy)

@@ -1,0 +1,1 @@
+// stub: obsidian-mind's om MCP server launcher (not a copy)

@@ -1,0 +1,1 @@
+// stub: obsidian-mind's qmd bootstrap (not a copy)
