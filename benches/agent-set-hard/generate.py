@@ -31,7 +31,7 @@ def N(path, text):
     """Register one note, written as the whole file (frontmatter, `# Title`, body)."""
     assert path.endswith(".md"), path
     assert path not in NOTES, f"duplicate note {path}"
-    NOTES[path] = dedent(text).strip("\n").rstrip() + "\n"
+    NOTES[path] = dedent(text).strip("\n").rstrip()
 
 
 def title_of(path):
@@ -5642,7 +5642,8 @@ IDEM = "Payments idempotency keys"
 
 Q("question", "why did we stop retrying card declines automatically?",
   {ADR_SD: 2, MTG_SRR: 1, INC_RS: 1, "Key Decisions": 1, SL_ACQ: 1, TH_KR: 1, "2026-02-24": 1,
-   "Aoife Brennan": 1, "Dana Okafor 2026-02-13": 1, "Smart Retries": 1})
+   "Aoife Brennan": 1, "Dana Okafor 2026-02-13": 1, "Smart Retries": 1,
+    "Reading - Card network retry rules": 1})
 Q("question", "what went wrong with card charges the afternoon an issuing bank fell over in February?",
   {INC_RS: 2, SL_RS: 2, "2026-W07": 1, "2026-02-10": 1, H1: 1, "2026-03-05 Payments team retro": 1})
 Q("question", "how do I halt all charge re-attempts right now without losing what's queued?",
@@ -5653,7 +5654,7 @@ Q("question", "how much recovered revenue did we give up by moving to reminder e
 Q("question", "which bank response codes do we still try again on our own?",
   {ADR_SD: 2, DCS: 2, CFG: 2, SL_SDR: 2, RB_PR: 1, RP312: 1})
 Q("question", "what was the card processor unhappy about in their formal letter, and what did they want from us?",
-  {SL_ACQ: 2, MTG_SRR: 1, INC_RS: 1, ADR_SD: 1, "2026-W07": 1})
+  {SL_ACQ: 2, MTG_SRR: 1, INC_RS: 1, ADR_SD: 1, "2026-W07": 1, "Reading - Card network retry rules": 1})
 Q("question", "how many reminder emails does a customer get after a failed renewal, and when?",
   {SL_DUN: 2, CFG: 2, SL_DL: 1, "Smart Retries": 1})
 Q("question", "why didn't the February re-attempt flood capture anyone's money twice?",
@@ -5672,31 +5673,34 @@ Q("question", "how does the warehouse copy avoid skipping rows from long-running
 Q("question", "why can't I just correct a wrong amount in a posting row?",
   {ADR_AO: 2, "Glossary": 1, "Ledger v2": 1})
 Q("question", "what's coming in the next major ledger release?",
-  {MTG_L25: 2, "Ledger v2": 2, R2417: 1, "2026-W21": 1, "Luis Ferreira 2026-05-22": 1, TH_CDC: 1})
+  {MTG_L25: 2, "Ledger v2": 2, R2417: 1, "2026-W21": 1, "Luis Ferreira 2026-05-22": 1, TH_CDC: 1,
+    SL_LRel: 1})
 Q("question", "why did it take hours to notice the ledger and warehouse disagreed?",
-  {MTG_LIR: 2, INC_L: 1, "Jonas Eklund 2026-03-30": 1, H1: 1})
+  {MTG_LIR: 2, INC_L: 1, "Jonas Eklund 2026-03-30": 1, H1: 1, SL_LDF: 1, TH_FRZ: 1})
 Q("question", "did anyone see the ledger cursor problem coming before it shipped?",
-  {MTG_LDR: 2, SL_LDF: 2, MTG_LIR: 2, "Luis Ferreira 2026-03-19": 1, "2026-W04": 1, MTG_LRR: 1, "2026-W12": 1})
+  {MTG_LDR: 2, SL_LDF: 2, MTG_LIR: 2, "Luis Ferreira 2026-03-19": 1, "2026-W04": 1, MTG_LRR: 1,
+    "2026-W12": 1})
 Q("question", "what's the argument for reading the ledger changes from the database's replication log instead of polling?",
   {TH_CDC: 2, "Reading - DDIA chapter 11 notes": 2, MTG_L25: 1, INT: 1, "Luis Ferreira 2026-05-22": 1})
 Q("question", "is it safe to page through a table by increasing id while other transactions are still writing?",
   {"Gotchas": 2, INT: 2, "Reading - DDIA chapter 11 notes": 2, INC_L: 2, MTG_LDR: 1, SL_LDF: 1})
 Q("question", "why couldn't merchants find invoices they had just created after we switched search clusters?",
-  {INC_S: 2, "2026-W17": 2, R1183: 2, SL_SUP: 1, MTG_SCR: 1, "2026-04-22": 1, R1184: 1, "Gotchas": 1, "Invoice Search Migration": 1})
+  {INC_S: 2, "2026-W17": 2, R1183: 2, SL_SUP: 1, MTG_SCR: 1, "2026-04-22": 1, R1184: 1, "Gotchas": 1,
+    "Invoice Search Migration": 1, ADR_DW: 1})
 Q("question", "why did we go with a hosted search service instead of upgrading our own cluster?",
   {ADR_OS: 2, "Invoice Search Migration": 1, TH_PG: 1})
 Q("question", "couldn't we have used the main database's text search instead of a separate search engine?",
   {TH_PG: 2, ADR_OS: 2})
 Q("question", "before pointing reads at a freshly loaded search index, what should I double-check?",
-  {RB_SR: 2, "Gotchas": 2, INC_S: 1, MTG_SCR: 1, OSN: 1, R1184: 1})
+  {RB_SR: 2, "Gotchas": 2, INC_S: 1, MTG_SCR: 1, OSN: 1, R1184: 1, ADR_DW: 1})
 Q("question", "how did we move invoice search to the new cluster without any downtime?",
-  {ADR_DW: 2, "Invoice Search Migration": 2, MTG_SK: 1, SL_DW: 1, "Patterns": 1})
+  {ADR_DW: 2, "Invoice Search Migration": 2, MTG_SK: 1, SL_DW: 1, "Patterns": 1, RB_SR: 1})
 Q("question", "how big is the new invoice search cluster?",
   {OSN: 2, SL_DW: 2, ADR_OS: 1})
 Q("question", "why were everyone's event notifications hours late at the end of April?",
-  {INC_W: 2, SL_WB: 2, "2026-W18": 2, MTG_WIR: 1, "2026-04-29": 1, H1: 1})
+  {INC_W: 2, SL_WB: 2, "2026-W18": 2, MTG_WIR: 1, "2026-04-29": 1, H1: 1, ADR_PE: 1})
 Q("question", "how can a merchant change the key we sign their payloads with without missing any events?",
-  {ADR_SIG: 2, SIGREF: 2, MTG_SIG: 1, SL_SEC: 1})
+  {ADR_SIG: 2, SIGREF: 2, MTG_SIG: 1, SL_SEC: 1, "Key Decisions": 1})
 Q("question", "how does a merchant check that a notification really came from us?",
   {SIGREF: 2, ADR_SIG: 1, MTG_SIG: 1})
 Q("question", "why isn't a shorter timeout enough to protect the delivery workers?",
@@ -5710,21 +5714,23 @@ Q("question", "how was the per-merchant delivery cap tested before it went to ev
 Q("question", "will capping concurrent deliveries per endpoint mess up the order events arrive in?",
   {ADR_PE: 2, SL_WPE: 2, MTG_WRC: 2, TH_TO: 1})
 Q("question", "why were some payment requests almost exactly five seconds slower after the move to kubernetes?",
-  {INC_D: 2, SL_DNS: 2, "Reading - Kubernetes DNS and ndots": 2, "Gotchas": 2, "2026-W05": 1, ADR_DNS: 1})
+  {INC_D: 2, SL_DNS: 2, "Reading - Kubernetes DNS and ndots": 2, "Gotchas": 2, "2026-W05": 1,
+    ADR_DNS: 1})
 Q("question", "how much cheaper is compute since leaving ECS?",
   {MTG_EST: 2, "2026-W13": 2, ALLHANDS: 2, "EKS Migration": 1, ADR_EKS: 1})
 Q("question", "how do I put a service back to its previous version on the new cluster?",
   {RB_EKS: 2, RB_PN: 1, INC_L: 1})
 Q("question", "in what order are the services being moved onto kubernetes?",
-  {"EKS Migration": 2, "Service map": 2, MTG_ES: 1, MTG_EST: 1})
+  {"EKS Migration": 2, "Service map": 2, MTG_ES: 1, MTG_EST: 1,
+    "2026-01-09 eng-announcements EKS kickoff": 1})
 Q("question", "why was the ledger's move to the new cluster pushed into April?",
   {SL_PLM: 2, "2026-W13": 2, MTG_EST: 1, MTG_ES: 1, "EKS Migration": 1, "2026-04-07": 1})
 Q("question", "what are the arguments against running our own kubernetes?",
   {TH_ECS: 2, ADR_EKS: 1})
 Q("question", "why did japanese invoices show tiny amounts in the new portal?",
-  {INC_P: 2, SL_YEN: 2, "2026-W19": 2, "2026-05-06": 1, "Gotchas": 1, MONEY: 1})
+  {INC_P: 2, SL_YEN: 2, "2026-W19": 2, "2026-05-06": 1, "Gotchas": 1, MONEY: 1, ADR_EXP: 1, MTG_PAR: 1})
 Q("question", "how do I take one merchant out of the new portal beta?",
-  {RB_PN: 2, "Portal Next": 1})
+  {RB_PN: 2, "Portal Next": 1, INC_P: 1})
 Q("question", "why don't we render the invoice page in the browser any more?",
   {ADR_SSR: 2, MTG_PAR: 1, "Portal Next": 1})
 Q("question", "how should a client know how many decimal places a currency has?",
@@ -5736,7 +5742,8 @@ Q("question", "how much faster is the new merchant portal than the old one?",
 Q("question", "what are the reasons not to rewrite the merchant portal from scratch?",
   {TH_OLD: 2})
 Q("question", "what should I tell support before a migration?",
-  {"Release process": 2, "Keiko Tanaka 2026-04-28": 2, "Priya Raman 2026-04-23": 1, MTG_SCR: 1, SL_SUP: 1, "Keiko Tanaka": 1})
+  {"Release process": 2, "Keiko Tanaka 2026-04-28": 2, "Priya Raman 2026-04-23": 1, MTG_SCR: 1,
+    SL_SUP: 1, "Keiko Tanaka": 1})
 Q("question", "how serious is an outage that only affects the test environment?",
   {ONCALL: 2, INC_TLS: 1})
 Q("question", "how soon after an outage is the write-up due?",
@@ -5744,7 +5751,7 @@ Q("question", "how soon after an outage is the write-up due?",
 Q("question", "who should own writing up an outage?",
   {PM: 2, ONCALL: 1})
 Q("question", "which outages this year did customers spot before our alerts did?",
-  {H1: 2, ALLHANDS: 1, MTG_SCR: 1, "2026-03-05 Payments team retro": 1})
+  {H1: 2, ALLHANDS: 1, MTG_SCR: 1, "2026-03-05 Payments team retro": 1, "Keiko Tanaka": 2, INC_RS: 1})
 Q("question", "what traps have we fallen into more than once?",
   {"Gotchas": 2, H1: 1, "Ideas for the team offsite": 1})
 Q("question", "what pooling mode do the payments and ledger databases use?",
@@ -5752,13 +5759,15 @@ Q("question", "what pooling mode do the payments and ledger databases use?",
 Q("question", "what does dunning mean?",
   {"Glossary": 2, "Smart Retries": 1})
 Q("question", "how do we make sure the same charge request never goes through twice?",
-  {IDEM: 2, "Reading - Idempotency keys in payment APIs": 2, GUILD: 1, "Glossary": 1})
+  {IDEM: 2, "Reading - Idempotency keys in payment APIs": 2, GUILD: 1, "Glossary": 1,
+    "Second acquirer routing sketch": 1})
 Q("question", "what's the plan so a single card processor can't cut off our revenue?",
-  {"Second Acquirer": 2, "Second acquirer routing sketch": 1, "Priya Raman 2026-05-21": 1, "Priya Raman 2026-02-11": 1, "2026-01-07 Q1 planning": 1})
+  {"Second Acquirer": 2, "Second acquirer routing sketch": 1, "Priya Raman 2026-05-21": 1,
+    "Priya Raman 2026-02-11": 1, "2026-01-07 Q1 planning": 1})
 Q("question", "if a charge times out at one processor and we retry it at another, how do we avoid charging twice?",
-  {"Second acquirer routing sketch": 2, "Second Acquirer": 1})
+  {"Second acquirer routing sketch": 2, "Second Acquirer": 1, IDEM: 1})
 Q("question", "what does every service get from the shared helm chart?",
-  {BASE: 2, RB_EKS: 1})
+  {BASE: 2, RB_EKS: 1, ADR_DNS: 1})
 Q("question", "why don't our pods have CPU limits?",
   {BASE: 2})
 Q("question", "what happens at the weekly on-call handover?",
@@ -5766,7 +5775,7 @@ Q("question", "what happens at the weekly on-call handover?",
 Q("question", "how do I build the ledger service without waiting a quarter of an hour?",
   {"Laptop setup": 2, R2417: 1})
 Q("question", "what did finance want from the reversal report in May?",
-  {R2417: 2, SL_LRel: 2})
+  {R2417: 2, SL_LRel: 2, "Ledger v2": 1, "2026-W21": 1})
 Q("question", "what should an incident commander avoid doing?",
   {"What makes a good incident commander": 2, "Priya Raman 2026-04-23": 2, MTG_SCR: 1, "2026-04-22": 1})
 Q("question", "which services are still running on ECS?",
@@ -5774,7 +5783,7 @@ Q("question", "which services are still running on ECS?",
 Q("question", "for how long do we keep retrying a failed webhook delivery?",
   {"Webhooks v2": 2})
 Q("question", "what does the signature header on our outgoing events look like?",
-  {SIGREF: 2, ADR_SIG: 1})
+  {SIGREF: 2, ADR_SIG: 1, MTG_SIG: 1})
 Q("question", "are outgoing webhooks in PCI scope?",
   {"Hannah Berg 2026-04-14": 2, "Hannah Berg": 1})
 
@@ -5784,19 +5793,19 @@ Q("question", "are outgoing webhooks in PCI scope?",
 
 Q("identifier", "v2.4.7",
   {R247: 2, INC_L: 2, RB_LS: 1, "Ledger v2": 1, MTG_LIR: 1, R248: 1, SL_LR: 1, MTG_LRR: 1,
-   "2026-W11": 1, "Luis Ferreira 2026-03-19": 1, "Luis Ferreira": 1},
+   "2026-W11": 1, "Luis Ferreira 2026-03-19": 1, "Luis Ferreira": 1, "Memories": 1},
   ident="v2.4.7", like=["v2.4.17", "v2.4.6", "v2.4.8"])
 Q("identifier", "is it safe to deploy ledger v2.4.7 again?",
-  {RB_LS: 2, R247: 2, MTG_LIR: 2, INC_L: 1, "Ledger v2": 1, R248: 1},
+  {RB_LS: 2, R247: 2, MTG_LIR: 2, INC_L: 1, "Ledger v2": 1, R248: 1, "2026-W11": 1, "Memories": 1},
   ident="v2.4.7", like=["v2.4.17"])
 Q("identifier", "what changed in v2.4.17",
-  {R2417: 2, SL_LRel: 2, "2026-W21": 1, "Ledger v2": 1},
+  {R2417: 2, SL_LRel: 2, "2026-W21": 1, "Ledger v2": 1, "Luis Ferreira 2026-03-19": 1},
   ident="v2.4.17", like=["v2.4.7"])
 Q("identifier", "payments.retry.max_attempts",
   {CFG: 2, ADR_SD: 2, "Smart Retries": 2, INC_RS: 1, "Gotchas": 1, "Ravi Kulkarni": 1},
   ident="payments.retry.max_attempts", like=["payments.dunning.max_attempts"])
 Q("identifier", "what was payments.retry.max_attempts set to before the retry storm",
-  {"Smart Retries": 2, CFG: 2, INC_RS: 2},
+  {"Smart Retries": 2, CFG: 2, INC_RS: 2, ADR_SD: 1},
   ident="payments.retry.max_attempts", like=["payments.dunning.max_attempts"])
 Q("identifier", "payments.dunning.max_attempts",
   {CFG: 2, "Smart Retries": 2, SL_DL: 2, "Gotchas": 1, "Ravi Kulkarni": 1},
@@ -5850,7 +5859,8 @@ Q("identifier", "index.refresh_interval",
   {INC_S: 2, RB_SR: 2, R1184: 2, "Invoice Search Migration": 1, ADR_DW: 1, "Gotchas": 1},
   ident="index.refresh_interval", like=["index.number_of_replicas"])
 Q("identifier", "1.18.3",
-  {R1183: 2, INC_S: 2, "Invoice Search Migration": 2, ADR_DW: 1, MTG_SK: 1, SL_DW: 1, "2026-W16": 1},
+  {R1183: 2, INC_S: 2, "Invoice Search Migration": 2, ADR_DW: 1, MTG_SK: 1, SL_DW: 1, "2026-W16": 1,
+    R1184: 1},
   ident="1.18.3", like=["1.18.4", "1.8.3"])
 Q("identifier", "SRCH-91",
   {INC_S: 2, R1184: 2},
@@ -5915,9 +5925,9 @@ Q("decision", "what was the decision on how to switch search clusters?",
 Q("decision", "which search backend did we go with, and why?",
   {ADR_OS: 2, "Key Decisions": 1, "Invoice Search Migration": 1})
 Q("decision", "what did we decide about having two signing keys live during a rotation?",
-  {ADR_SIG: 2, MTG_SIG: 1, SIGREF: 1, "Key Decisions": 1})
+  {ADR_SIG: 2, MTG_SIG: 1, SIGREF: 1, "Key Decisions": 1, "2026-02-02": 1})
 Q("decision", "what did we change after the yen display bug?",
-  {ADR_EXP: 2, MTG_PBR: 2, SL_API: 1, INC_P: 1, "2026-W20": 1, GUILD: 1})
+  {ADR_EXP: 2, MTG_PBR: 2, SL_API: 1, INC_P: 1, "2026-W20": 1, GUILD: 1, "2026-05-06": 1, SL_YEN: 1})
 Q("decision", "what did the portal architecture review conclude?",
   {MTG_PAR: 2, ADR_SSR: 2, "2026-W08": 1})
 Q("decision", "what came out of the review meeting after the retry storm?",
@@ -5939,7 +5949,8 @@ Q("decision", "why did we pass on the vendor that predicts the best retry timing
 Q("decision", "who can approve a ledger deploy during the close window?",
   {ADR_FRZ: 2, "2026-W12": 2, "Luis Ferreira": 1})
 Q("decision", "what did we agree to do about warning support before changes merchants can notice?",
-  {"Release process": 2, "Keiko Tanaka 2026-04-28": 2, "Priya Raman 2026-04-23": 1, "Keiko Tanaka": 1, SL_SUP: 1})
+  {"Release process": 2, "Keiko Tanaka 2026-04-28": 2, "Priya Raman 2026-04-23": 1,
+    "Keiko Tanaka": 1, SL_SUP: 1})
 
 # ---------------------------------------------------------------------------------------------
 # person
@@ -5951,14 +5962,15 @@ Q("person", "who should I ask about the opensearch cluster?",
   {"Mei Lin Zhou": 2, OSN: 2, RB_SR: 1, "Invoice Search Migration": 1, "Mei Lin Zhou 2026-04-10": 1})
 Q("person", "what is Ravi working on to grow?",
   {"Ravi Kulkarni": 2, "Ravi Kulkarni 2026-05-15": 2, "Ravi Kulkarni 2026-03-06": 1,
-   "Ravi Kulkarni 2026-04-03": 1})
+   "Ravi Kulkarni 2026-04-03": 1, "Ravi Kulkarni 2026-02-06": 1})
 Q("person", "who owns the code that sorts declines into retryable and not?",
   {"Dana Okafor": 2, DCS: 2, "People & Context": 2, "Dana Okafor 2026-02-13": 1, "Smart Retries": 1})
 Q("person", "what did Priya say about my promotion packet?",
   {"Priya Raman 2026-05-07": 2, "Priya Raman 2026-01-14": 1, "Priya Raman 2026-03-25": 1,
    "Promotion case draft": 1, "Priya Raman": 1, "2026-W19": 1})
 Q("person", "how was Dana holding up after the February incident?",
-  {"Dana Okafor 2026-02-13": 2, "Priya Raman 2026-02-11": 2, "Dana Okafor": 1, "Dana Okafor 2026-03-27": 1, "2026-W13": 1})
+  {"Dana Okafor 2026-02-13": 2, "Priya Raman 2026-02-11": 2, "Dana Okafor": 1,
+    "Dana Okafor 2026-03-27": 1, "2026-W13": 1, "2026-W07": 1})
 Q("person", "who spotted the disabled refresh setting during the search outage?",
   {INC_S: 2, "Mei Lin Zhou": 2, "2026-04-22": 1, "What makes a good incident commander": 1})
 Q("person", "what does Keiko want from engineering?",
@@ -5966,7 +5978,7 @@ Q("person", "what does Keiko want from engineering?",
 Q("person", "what does Jonas care about this year?",
   {"Jonas Eklund": 2, "Jonas Eklund 2026-03-30": 1, ALLHANDS: 1})
 Q("person", "who is Hannah and what does she review?",
-  {"Hannah Berg": 2, "People & Context": 1, "Hannah Berg 2026-04-14": 1})
+  {"Hannah Berg": 2, "People & Context": 1, "Hannah Berg 2026-04-14": 1, MTG_SIG: 1})
 Q("person", "who leads the portal rewrite?",
   {"Marco Bellini": 2, "Portal Next": 2, "People & Context": 2})
 Q("person", "what does Luis think about streaming the ledger from the replication log?",
@@ -5979,11 +5991,13 @@ Q("person", "who wrote the postmortem for the webhook backlog?",
 # ---------------------------------------------------------------------------------------------
 
 Q("temporal", "what happened during the week of 2026-03-09?",
-  {"2026-W11": 2, INC_L: 1, "2026-03-12": 1, SL_DL: 1, SL_LR: 1, "Priya Raman 2026-03-11": 1, MTG_LRR: 1})
+  {"2026-W11": 2, INC_L: 1, "2026-03-12": 1, SL_DL: 1, SL_LR: 1, "Priya Raman 2026-03-11": 1,
+    MTG_LRR: 1})
 Q("temporal", "what changed in how we retry charges in the two weeks after the acquirer's letter?",
-  {ADR_SD: 2, SL_SDR: 2, "2026-W09": 2, RP312: 1, "2026-02-24": 1})
+  {ADR_SD: 2, SL_SDR: 2, "2026-W09": 2, RP312: 1, "2026-02-24": 1, SL_ACQ: 1, "Smart Retries": 1,
+    CFG: 1})
 Q("temporal", "before the March ledger incident, how did the sync decide where to resume?",
-  {INC_L: 2, R247: 2, MTG_LDR: 1, INT: 1, SL_LDF: 1})
+  {INC_L: 2, R247: 2, MTG_LDR: 1, INT: 1, SL_LDF: 1, MTG_LRR: 1})
 Q("temporal", "what did I work on the week after the webhook backlog?",
   {"2026-W19": 2, MTG_WIR: 1, ADR_PE: 1, SL_WPE: 1, INC_P: 1, "Priya Raman 2026-05-07": 1})
 Q("temporal", "what shipped in mid-May?",
@@ -5991,11 +6005,13 @@ Q("temporal", "what shipped in mid-May?",
 Q("temporal", "which incidents happened in April?",
   {H1: 2, "Index": 2, INC_S: 2, INC_W: 2, "2026-W17": 1, "2026-W18": 1})
 Q("temporal", "what did we decide in February?",
-  {"Key Decisions": 2, "Index": 2, ADR_SIG: 1, ADR_DNS: 1, ADR_SSR: 1, ADR_SD: 1})
+  {"Key Decisions": 2, "Index": 2, ADR_SIG: 1, ADR_DNS: 1, ADR_SSR: 1, ADR_SD: 1, "2026-W06": 1,
+    "2026-W09": 1, "2026-02-24": 1})
 Q("temporal", "what were my goals at the start of the year and what became of them?",
-  {"2026-01-07 Q1 planning": 2, "2026-04-02 Q2 planning": 2, "Priya Raman 2026-01-14": 1, "North Star": 1})
+  {"2026-01-07 Q1 planning": 2, "2026-04-02 Q2 planning": 2, "Priya Raman 2026-01-14": 1,
+    "North Star": 1})
 Q("temporal", "what happened the day after payments went onto the new cluster?",
-  {INC_D: 2, "2026-W05": 2, SL_DNS: 2, "2026-01-26": 1})
+  {INC_D: 2, "2026-W05": 2, SL_DNS: 2, "2026-01-26": 1, "EKS Migration": 1})
 Q("temporal", "what was our recovery rate before we turned off automatic retries?",
   {TH_KR: 2, MTG_DRR: 2, ADR_SD: 2, "2026-W15": 1, "Priya Raman 2026-04-09": 1})
 Q("temporal", "what happened with the portal beta between its launch and late May?",
@@ -6019,7 +6035,7 @@ Q("scaffold", "how do I write a postmortem",
 Q("scaffold", "root cause and resolution of the ledger incident",
   {INC_L: 2, MTG_LIR: 1, SL_LR: 1, "2026-W11": 1})
 Q("scaffold", "options considered for the search migration",
-  {ADR_OS: 2, ADR_DW: 2, TH_PG: 1, "Invoice Search Migration": 1})
+  {ADR_OS: 2, ADR_DW: 2, TH_PG: 1, "Invoice Search Migration": 1, "2026-W04": 1})
 Q("scaffold", "action items from my last 1:1 with Priya",
   {"Priya Raman 2026-05-21": 2, "Priya Raman": 1})
 Q("scaffold", "key takeaways from my 1:1s with Ravi",

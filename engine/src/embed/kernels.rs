@@ -10,10 +10,12 @@
 use crate::simd::multiversion;
 
 /// Rows of a micro-tile (tokens).
+#[cfg(target_arch = "x86_64")]
 const MR: usize = 6;
 /// Columns of a micro-tile (outputs): two 16-lane vectors.
 const NR: usize = 32;
 /// Rows of activations kept hot while every weight panel streams past them.
+#[cfg(target_arch = "x86_64")]
 const MB: usize = 60;
 /// Inputs sharing one activation scale. Per-token scales alone lose too much where a few
 /// channels carry outliers (BERT's do): cosine 0.994 to the f32 vectors, against ≥ 0.998 with

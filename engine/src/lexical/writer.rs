@@ -127,6 +127,7 @@ pub(super) fn segment_files(dir: &Path) -> std::collections::HashSet<String> {
 }
 
 /// Free space under which a failed index write is put down to a full disk (1 MiB).
+#[cfg(unix)]
 pub(super) const NO_ROOM_BYTES: u64 = 1 << 20;
 
 impl LexicalWriter {
