@@ -6,7 +6,7 @@
 # MODE is a `mindex eval --mode` value (default bm25; `all` also embeds each collection once and
 # keeps its vectors under $MINDEX_EVAL_KEEP, default /tmp/mindex-eval, so later runs reuse them).
 # DATA_DIR holds BEIR-layout folders (default ../shared/data); the agent-style set in
-# benches/agent-set (in this repository) is always run too. For each collection, the
+# benches/agent-set and benches/agent-set-hard (in this repository) are always run too. For each collection, the
 # reference (PyPI bm25s: Lucene BM25 k1 1.5 b 0.75, Snowball stemmer, English stop words, one
 # document = title + text; benches/bm25_reference.py, in a virtualenv made here) writes a TREC
 # run, and `mindex eval --run` scores it beside mindex's own modes.
@@ -22,7 +22,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import bm25s, Stemmer
 fi
 cargo build --release -q -p mindex-cli
 mkdir -p "$keep"
-for set in "$data"/*/ benches/agent-set/; do
+for set in "$data"/*/ benches/agent-set/ benches/agent-set-hard/; do
   name=$(basename "$set")
   [ -f "$set/corpus.jsonl" ] || continue
   echo "== $name"

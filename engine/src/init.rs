@@ -1476,7 +1476,10 @@ mod tests {
     #[test]
     fn hook_programs_are_one_shell_word_on_every_platform() {
         assert_eq!(shell_word("/usr/x/mindex", false), "/usr/x/mindex");
-        assert_eq!(shell_word("/a b/it's/mindex", false), "'/a b/it'\\''s/mindex'");
+        assert_eq!(
+            shell_word("/a b/it's/mindex", false),
+            "'/a b/it'\\''s/mindex'"
+        );
         assert_eq!(
             shell_word(r"C:\Users\me\.cargo\bin\mindex.exe", true),
             "C:/Users/me/.cargo/bin/mindex.exe"

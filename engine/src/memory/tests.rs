@@ -99,6 +99,28 @@ fn transcripts_are_refused_but_a_quoted_line_is_fine() {
     let quoted =
         "The error said:\nUser: permission denied\nwhich means the token had no write scope.";
     assert!(validate(&input("Token scope", quoted, "inferred"), Some("atlas")).is_ok());
+    // An exchange written on one or two lines is a transcript too (issue 39).
+    for inline in [
+        "User: can you fix it? Assistant: I changed the retry to use the first attempt's key.",
+        "Human: why does checkout fail?\nAI: the ledger rejects the second charge with the same key.",
+        "We talked it through (user: \"is it safe?\" assistant: \"only with the idempotency key\").",
+    ] {
+        let e = errors(validate(&input("Chat", inline, "inferred"), Some("atlas")));
+        assert!(
+            e.iter().any(|m| m.contains("transcript")),
+            "{inline}: {e:?}"
+        );
+    }
+    // One side quoted, or the word in prose, is not an exchange.
+    for fine in [
+        "The login page tells the user: your session expired, sign in again, which users misread.",
+        "Retries reuse the idempotency key. The assistant: section of the runbook explains it.",
+    ] {
+        assert!(
+            validate(&input("Prose", fine, "inferred"), Some("atlas")).is_ok(),
+            "{fine}"
+        );
+    }
 }
 
 #[test]

@@ -670,8 +670,12 @@ mod tests {
         let quote = "The error surfaced when a tester wrote\nUser: the app froze\nand the \
                      lockfile turned out to be stale, which explains it.";
         assert!(contract_rules(quote).is_empty());
+        // Under the contract's four lines, an exchange of both sides is still a transcript
+        // (issue 39); turns of one side only are quotes.
         let three = "User: a\nAssistant: b\nUser: c\nThe rest is prose about it.";
-        assert!(contract_rules(three).is_empty());
+        assert!(contract_rules(three).iter().any(|h| h.reject));
+        let one_side = "User: a\nUser: b\nUser: c\nThe rest is prose about it.";
+        assert!(contract_rules(one_side).is_empty());
     }
 
     // ----- §A.5 links -----

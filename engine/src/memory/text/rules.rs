@@ -52,6 +52,25 @@ pub(super) static TRANSCRIPT_LINE: LazyLock<Regex> =
 /// Lines of chat turns from which a body counts as a transcript.
 pub(super) const TRANSCRIPT_LINES: usize = 4;
 
+/// A chat turn's speaker anywhere in a line (`… User: can you fix it? Assistant: sure …`): the
+/// speaker's name after the start or a space, quote or bracket, then `:` and a space.
+static INLINE_TURN: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"(?i)(?:^|[\s"'(\[>*])(user|human|assistant|ai)\s*:\s"#));
+
+/// Whether a body holds an exchange written inline: turns of both sides (a person: `User:` /
+/// `Human:`; the model: `Assistant:` / `AI:`), at least two in all. One quoted `User:` line is
+/// not an exchange.
+fn inline_exchange(body: &str) -> Option<usize> {
+    let (mut person, mut model) = (0, 0);
+    for c in INLINE_TURN.captures_iter(body) {
+        match c[1].to_ascii_lowercase().as_str() {
+            "user" | "human" => person += 1,
+            _ => model += 1,
+        }
+    }
+    (person > 0 && model > 0).then_some(person + model)
+}
+
 /// Runs the contract rules of §A.4 over a memory body, in the order recurrence (flag
 /// `generalised`), undated-volatile (flag `volatile`), transcript (reject).
 pub(crate) fn contract_rules(body: &str) -> Vec<RuleHit> {
@@ -80,15 +99,21 @@ pub(crate) fn contract_rules(body: &str) -> Vec<RuleHit> {
             ),
         });
     }
-    let turns = body.lines().filter(|l| TRANSCRIPT_LINE.is_match(l)).count();
-    if turns >= TRANSCRIPT_LINES {
+    let lines = body.lines().filter(|l| TRANSCRIPT_LINE.is_match(l)).count();
+    // The contract's rule (four lines of turns), and an exchange written on fewer lines.
+    let turns = if lines >= TRANSCRIPT_LINES {
+        Some(lines)
+    } else {
+        inline_exchange(body)
+    };
+    if let Some(turns) = turns {
         hits.push(RuleHit {
             id: "transcript",
             marker: "transcript",
             reject: true,
             message: format!(
-                "body looks like a transcript. A memory is a conclusion, not a log: {turns} lines \
-                 read as chat turns (User:/Assistant:…). State what was learned in your own words."
+                "body looks like a transcript. A memory is a conclusion, not a log: {turns} chat turns \
+                 (User:/Assistant:…). State what was learned in your own words."
             ),
         });
     }
