@@ -76,8 +76,25 @@ pub struct Hit {
     /// exactly: such notes rank first.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// The note is the vault's scaffolding, not a note a person wrote: a template, an agent
+    /// manual, an infrastructure file of the manifest ([`crate::lexical`]'s `is_scaffold`). It
+    /// ranks below the notes people wrote (still found when nothing else matches).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub scaffold: bool,
     /// An excerpt of the chunk, the matched words wrapped in `**`.
     pub snippet: String,
+}
+
+/// Whether `path` is scaffolding whatever the manifest says: a note under a top-level
+/// `templates/` folder, or an agent manual at the vault's root (`CLAUDE.md`, `AGENTS.md`,
+/// `GEMINI.md`).
+pub(crate) fn scaffold_by_name(path: &str) -> bool {
+    match path.split_once('/') {
+        Some((top, _)) => top.eq_ignore_ascii_case("templates"),
+        None => ["CLAUDE.md", "AGENTS.md", "GEMINI.md"]
+            .iter()
+            .any(|m| path.eq_ignore_ascii_case(m)),
+    }
 }
 
 /// A note as ranked by its note document.
@@ -87,6 +104,7 @@ struct RankedNote {
     title: String,
     score: f32,
     exact: bool,
+    scaffold: bool,
 }
 
 impl RankedNote {
@@ -103,6 +121,7 @@ impl RankedNote {
             key: 0,
             score: self.score,
             exact: self.exact,
+            scaffold: self.scaffold,
             snippet: String::new(),
         }
     }
@@ -146,6 +165,8 @@ pub(crate) struct Lexical {
     chunk_any: QueryParser,
     /// The paths of the notes withheld from agents when indexed (their marker documents).
     withheld: std::sync::Mutex<WithheldCache>,
+    /// The vault's manifest, for its `infrastructure` list (see [`Lexical::is_scaffold`]).
+    manifest: std::sync::RwLock<Option<Arc<crate::manifest::Manifest>>>,
 }
 
 /// What [`Lexical::withheld_paths`] keeps between calls: the paths as of one searcher
@@ -191,6 +212,25 @@ impl Lexical {
             return Err(corrupt(dir, OTHER_VERSION));
         }
         Self::from_index(dir, index, fields)
+    }
+
+    /// Gives the ranking the vault's manifest: its `infrastructure` entries are scaffolding
+    /// ([`Lexical::is_scaffold`]).
+    pub(crate) fn set_manifest(&self, manifest: crate::manifest::Manifest) {
+        *self.manifest.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(manifest));
+    }
+
+    /// Whether the note at `path` is the vault's scaffolding rather than a note a person wrote:
+    /// [`scaffold_by_name`], or an `infrastructure` entry of the manifest. Scaffolding ranks
+    /// below every other note a query finds.
+    pub(crate) fn is_scaffold(&self, path: &str) -> bool {
+        scaffold_by_name(path)
+            || self
+                .manifest
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .is_some_and(|m| m.is_infrastructure(path))
     }
 
     /// Creates a new, empty index in `dir` (which must not hold one).
@@ -260,6 +300,7 @@ impl Lexical {
             chunk_all,
             chunk_any,
             withheld: std::sync::Mutex::new(WithheldCache::default()),
+            manifest: std::sync::RwLock::new(None),
         })
     }
 

@@ -305,11 +305,13 @@ pub(crate) fn fuse(
     for acc in &mut all {
         acc.score += bonus_of(acc.best_rank);
     }
-    // Notes holding every identifier the query names come first; equal scores go by path, so
+    // Notes holding every identifier the query names come first, the vault's scaffolding
+    // (templates, agent manuals) after every note a person wrote; equal scores go by path, so
     // the order never depends on the index's history.
     all.sort_by(|a, b| {
         b.exact
             .cmp(&a.exact)
+            .then(a.hit.scaffold.cmp(&b.hit.scaffold))
             .then(b.score.total_cmp(&a.score))
             .then(a.hit.path.cmp(&b.hit.path))
     });
@@ -398,6 +400,7 @@ mod tests {
 
     fn hit(path: &str, score: f32) -> Hit {
         Hit {
+            scaffold: false,
             path: path.into(),
             title: path.into(),
             heading: String::new(),

@@ -207,6 +207,7 @@ impl Vault {
             return Ok(l.clone());
         }
         let l = Arc::new(Lexical::open(&self.lexical_dir())?);
+        l.set_manifest(crate::manifest::Manifest::load(&self.root));
         *slot = Some(l.clone());
         Ok(l)
     }
@@ -283,6 +284,81 @@ mod tests {
     fn hybrid(v: &Vault, e: &dyn Embedder, q: &str) -> QueryResult {
         v.query(Some(e), &SubQuery::hybrid(q), &QueryOptions::default())
             .unwrap()
+    }
+
+    /// Issue 39: the vault's scaffolding (templates, agent manuals, the manifest's
+    /// infrastructure) ranks below the notes people wrote, on search and on hybrid query, and
+    /// is still found when nothing else matches. A version looked up in a question puts the
+    /// notes holding it first.
+    #[test]
+    fn scaffolding_ranks_below_user_notes_and_versions_are_looked_up() {
+        let (_d, v) = vault_with(&[
+            (
+                "templates/Decision Record.md",
+                "# Decision Record\n\n## Decision\n\nWhat the decision record decides.\n## Context\n".into(),
+            ),
+            (
+                "CLAUDE.md",
+                "# Manual\n\nWrite a decision record for every decision.\n".into(),
+            ),
+            (
+                "brain/Skills.md",
+                "# Skills\n\n/decision: writes a decision record.\n".into(),
+            ),
+            (
+                "vault-manifest.json",
+                r#"{"infrastructure": ["brain/Skills.md"]}"#.into(),
+            ),
+            (
+                "work/active/Decision - Move ledger to Postgres.md",
+                "# Move ledger to Postgres\n\nThe decision: Postgres for the ledger. Recorded after the review.\n".into(),
+            ),
+            (
+                "work/active/Ledger deploys.md",
+                "# Ledger deploys\n\nWe deploy the ledger every week; the last safe one was v2.4.6.\n".into(),
+            ),
+            (
+                "work/incidents/Ledger rollback.md",
+                "# Ledger rollback\n\nv2.4.7 broke settlement; we rolled back.\n".into(),
+            ),
+            ("inbox/Template ideas.md", "# Wiggle\n\nzebra\n".into()),
+        ]);
+        let paths = |hits: Vec<crate::Hit>| hits.into_iter().map(|h| h.path).collect::<Vec<_>>();
+        let found = paths(
+            v.search("decision record", &crate::SearchOptions::default())
+                .unwrap(),
+        );
+        assert_eq!(
+            found[0], "work/active/Decision - Move ledger to Postgres.md",
+            "{found:?}"
+        );
+        for s in [
+            "templates/Decision Record.md",
+            "CLAUDE.md",
+            "brain/Skills.md",
+        ] {
+            assert!(found.contains(&s.to_string()), "{s} still found: {found:?}");
+        }
+        let e = FakeEmbedder::new("fake@1");
+        v.embed(&e, &NoProgress).unwrap();
+        let q = hybrid(&v, &e, "decision record");
+        assert_eq!(
+            q.hits[0].hit.path,
+            "work/active/Decision - Move ledger to Postgres.md",
+            "{:?}",
+            q.hits.iter().map(|h| &h.hit.path).collect::<Vec<_>>()
+        );
+        assert!(q.hits.iter().any(|h| h.hit.scaffold));
+        // Only scaffolding matches: it is found.
+        let only = paths(
+            v.search("context", &crate::SearchOptions::default())
+                .unwrap(),
+        );
+        assert_eq!(only, ["templates/Decision Record.md"]);
+        // The version asked about, in a question, first.
+        let q = hybrid(&v, &e, "is it safe to deploy the ledger v2.4.7 again?");
+        assert_eq!(q.hits[0].hit.path, "work/incidents/Ledger rollback.md");
+        assert!(q.hits[0].hit.exact);
     }
 
     /// `embed` records its coverage; queries use the record only while the index and the store

@@ -252,8 +252,10 @@ impl Lexical {
                 }
             }
         }
+        let path = text_of(doc, f.path);
         Hit {
-            path: text_of(doc, f.path),
+            scaffold: self.is_scaffold(&path),
+            path,
             title: text_of(doc, f.chunk_title),
             heading,
             line_start,

@@ -237,18 +237,70 @@ pub(crate) fn identifier_terms(query: &str) -> Vec<String> {
 /// such sentences cost SciFact nDCG@10 0.687 → 0.676).
 pub(super) const MAX_WORDS_BESIDE_IDENTIFIERS: usize = 2;
 
-/// Whether `query` looks an identifier up (see [`MAX_WORDS_BESIDE_IDENTIFIERS`]).
+/// Most words a question may hold besides an unmistakable identifier of code or operations
+/// (see [`code_identifier`]) for it to still look the identifier up: "is it safe to deploy
+/// ledger v2.4.7 again?" asks about the notes that hold `v2.4.7`, never about one that does not.
+pub(super) const MAX_WORDS_BESIDE_CODE_IDENTIFIERS: usize = 10;
+
+/// Whether `query` looks an identifier up (see [`MAX_WORDS_BESIDE_IDENTIFIERS`] and
+/// [`MAX_WORDS_BESIDE_CODE_IDENTIFIERS`]).
 pub(super) fn names_identifiers(query: &str) -> bool {
     let mut idents = 0;
+    let mut code = false;
     let mut words = 0;
     for w in query.split_whitespace() {
         if !identifier_terms(w).is_empty() {
             idents += 1;
+            code |= code_identifier(w);
         } else if !analyze(w, false).is_empty() {
             words += 1;
         }
     }
-    idents > 0 && words <= MAX_WORDS_BESIDE_IDENTIFIERS
+    idents > 0
+        && (words <= MAX_WORDS_BESIDE_IDENTIFIERS
+            || (code && words <= MAX_WORDS_BESIDE_CODE_IDENTIFIERS))
+}
+
+/// An identifier no prose word looks like: a version (`v2.4.7`, `1.18.3`), a path or dotted
+/// key (`services/ledger/sync.rs`, `payments.retry.max_attempts`), a constant or variable with
+/// `_`, a command-line flag, or a ticket (`PAY-1042`: letters, a hyphen, three digits or more).
+/// A short hyphenated term (`IL-6`, `COX-2`) is a word of science as often as a ticket.
+pub(super) fn code_identifier(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric() && !"-_./\\".contains(c));
+    let w = w.trim_end_matches(['.', '-']);
+    if w.starts_with("--") || w.contains('_') {
+        return true;
+    }
+    // A path: two separators or more, or a file name with an extension (`mg/kg` and
+    // `CD4+/CD8+` are words of science, `src/sync.rs` is a path).
+    let separators = w.matches(['/', '\\']).count();
+    if separators >= 2
+        || (separators == 1
+            && w.rsplit(['/', '\\'])
+                .next()
+                .and_then(|name| name.rsplit_once('.'))
+                .is_some_and(|(_, ext)| !ext.is_empty() && ext.chars().all(char::is_alphanumeric)))
+    {
+        return true;
+    }
+    let dots = w.matches('.').count();
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    let version = w.strip_prefix(['v', 'V']).unwrap_or(w);
+    if dots >= 1 && version.split('.').all(digits) && (dots >= 2 || version.len() < w.len()) {
+        return true;
+    }
+    if dots >= 1
+        && w.split('.')
+            .all(|p| p.len() >= 2 && p.chars().next().is_some_and(char::is_alphabetic))
+    {
+        return true;
+    }
+    match w.split_once('-') {
+        Some((a, b)) => {
+            a.len() >= 2 && a.chars().all(|c| c.is_ascii_alphabetic()) && b.len() >= 3 && digits(b)
+        }
+        None => false,
+    }
 }
 
 /// BM25 statistics of one document kind. tantivy counts every document of the index as one
@@ -269,5 +321,53 @@ impl Bm25StatisticsProvider for KindStats<'_> {
     }
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
         Ok(self.searcher.doc_freq(term)?.min(self.docs.max(1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_identifiers_are_told_from_words_of_science() {
+        for w in [
+            "v2.4.7",
+            "1.18.3",
+            "v2.4?",
+            "services/ledger/src/sync.rs",
+            "src/sync.rs",
+            "payments.retry.max_attempts",
+            "LEDGER_SYNC_MAX_CONNS",
+            "--max-inflight",
+            "PAY-1042",
+            "`OPS-229`,",
+        ] {
+            assert!(code_identifier(w), "{w}");
+        }
+        for w in [
+            "IL-6",
+            "COX-2",
+            "IL-17",
+            "0.05",
+            "3.14",
+            "long-term",
+            "ledger",
+            "e.g.",
+            "mg/kg",
+            "CD4+/CD8+",
+        ] {
+            assert!(!code_identifier(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn a_question_naming_a_code_identifier_looks_it_up() {
+        assert!(names_identifiers(
+            "is it safe to deploy ledger v2.4.7 again?"
+        ));
+        assert!(names_identifiers("what happened in PAY-1043"));
+        assert!(!names_identifiers(
+            "IL-6 signalling is required for the differentiation of T helper cells"
+        ));
     }
 }

@@ -141,6 +141,7 @@ impl Lexical {
                 path: std::mem::take(&mut hit.path),
                 score: hit.score,
                 exact: hit.exact,
+                scaffold: hit.scaffold,
                 ..full
             };
         }
@@ -211,6 +212,9 @@ impl Lexical {
         tiers.push((any, false));
         let mut seen: HashSet<String> = HashSet::new();
         let mut out = Vec::new();
+        // Scaffolding (templates, agent manuals, infrastructure) waits until every note a
+        // person wrote that the query finds is in.
+        let mut scaffolding: Vec<RankedNote> = Vec::new();
         let paths = path_columns(searcher);
         for (q, exact) in tiers {
             let q: Box<dyn Query> = match folder {
@@ -240,10 +244,11 @@ impl Lexical {
             )?;
             let need = limit - out.len();
             let mut tier = Vec::with_capacity(need.min(top.len()));
+            let mut written = 0;
             for (score, addr) in top {
                 // Best first: past the score of the last note needed, only ties can still
                 // enter, so lower scores are not fetched from the store.
-                if tier.len() >= need && tier.last().is_some_and(|n: &RankedNote| score < n.score) {
+                if written >= need && tier.last().is_some_and(|n: &RankedNote| score < n.score) {
                     break;
                 }
                 // The path from its column; the title is filled in with the note's best chunk
@@ -253,23 +258,32 @@ impl Lexical {
                     None => text_of(&searcher.doc::<TantivyDocument>(addr)?, f.path),
                 };
                 if !seen.contains(&path) {
+                    let scaffold = self.is_scaffold(&path);
+                    written += usize::from(!scaffold);
                     tier.push(RankedNote {
                         title: String::new(),
                         path,
                         score,
                         exact,
+                        scaffold,
                     });
                 }
             }
             tier.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
             for n in tier {
                 seen.insert(n.path.clone());
+                if n.scaffold {
+                    scaffolding.push(n);
+                    continue;
+                }
                 out.push(n);
                 if out.len() == limit {
                     return Ok(out);
                 }
             }
         }
+        let room = limit - out.len();
+        out.extend(scaffolding.into_iter().take(room));
         Ok(out)
     }
 

@@ -10,7 +10,7 @@
 //!   boundaries (`deploy-v2.4.7-hotfix`, `snake_case_name`, `CamelCase`, `path/to/file.rs`) gives
 //!   its parts, one position each; in the index an identifier also gives its whole form at the
 //!   first part's position. Identifiers are words with `_`, `/`, `\`, a camelCase boundary, a dot
-//!   next to a letter, or a hyphen in a word holding a digit; plain hyphenated words (`long-term`)
+//!   next to a letter, a version's dots (`1.18.3`, `v2.4`), or a hyphen in a word holding a digit; plain hyphenated words (`long-term`)
 //!   and numbers (`0.05`) are only their parts (measured: whole forms of those cost BM25 quality on
 //!   the English sets). A word right after `--` is a command-line flag, an identifier however
 //!   it is hyphenated (`--dry-run-ledger`). A query gives the parts only, so a typed identifier is a phrase of its parts that
@@ -171,10 +171,14 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
             '_' | '/' | '\\' => true,
             // A hyphen in a code-like word (`sev-1`, `deploy-v2`), not between plain words.
             '-' => word.iter().any(|y| y.1.is_ascii_digit()),
-            // A dot next to a letter (`file.rs`, `v2.4`), not inside a number (`0.05`).
+            // A dot next to a letter (`file.rs`, `v2.4`), not inside a number (`0.05`); a
+            // version (`1.18.3`, `v2.4.7`: two dots, or a `v` before the number) is one too.
             '.' => {
                 word[k - 1].1.is_alphabetic()
                     || word.get(k + 1).is_some_and(|y| y.1.is_alphabetic())
+                    || word.iter().filter(|y| y.1 == '.').count() >= 2
+                    || (matches!(word[0].1, 'v' | 'V')
+                        && word.get(1).is_some_and(|y| y.1.is_ascii_digit()))
             }
             _ => false,
         }) || spans.len() > word.iter().filter(|x| is_connector(x.1)).count() + 1
@@ -524,6 +528,11 @@ mod tests {
         assert_eq!(words("snake_case_name", false), ["snake", "case", "name"]);
         // Plain hyphenated words and numbers are their parts only.
         assert_eq!(words("long-term 0.05", true), ["long", "term", "0", "05"]);
+        // Versions are identifiers (issue 39): two dots, or a `v` before the number.
+        assert_eq!(words("1.18.3", true), ["1.18.3", "1", "18", "3"]);
+        assert_eq!(words("v2.4.7", true), ["v2.4.7", "v2", "4", "7"]);
+        assert_eq!(words("v2.4", true), ["v2.4", "v2", "4"]);
+        assert_eq!(words("3.14", true), ["3", "14"]);
         assert_eq!(words("sev-1", true), ["sev-1", "sev", "1"]);
         // Connectors at the ends are not part of the word.
         assert_eq!(

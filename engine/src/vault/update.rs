@@ -265,6 +265,7 @@ impl Vault {
     }
 
     fn keep_lexical(&self, l: Arc<Lexical>) -> Arc<Lexical> {
+        l.set_manifest(crate::manifest::Manifest::load(&self.root));
         *self.lexical.lock().unwrap_or_else(|e| e.into_inner()) = Some(l.clone());
         l
     }
