@@ -364,9 +364,7 @@ fn ignore_index(dest: &Path, report: &mut InitReport) -> Result<()> {
     if ignored {
         return Ok(());
     }
-    let backup = free_backup(dest, rel);
-    let backup_path = dest.join(&backup);
-    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let backup = back_up(dest, rel)?;
     let mut after = text.clone();
     if !after.is_empty() && !after.ends_with('\n') {
         after.push('\n');
@@ -411,9 +409,7 @@ fn migrate_local_settings(dest: &Path, report: &mut InitReport) -> Result<()> {
     if removed.is_empty() {
         return Ok(());
     }
-    let backup = free_backup(dest, rel);
-    let backup_path = dest.join(&backup);
-    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let backup = back_up(dest, rel)?;
     let text = serde_json::to_string_pretty(&doc)
         .map_err(|e| Error::invalid("json", e.to_string()))?
         + "\n";
@@ -669,9 +665,7 @@ fn repair_command(dest: &Path, rel: &str, ours: &[u8], report: &mut InitReport) 
     {
         return Ok(false);
     }
-    let backup = free_backup(dest, rel);
-    let backup_path = dest.join(&backup);
-    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let backup = back_up(dest, rel)?;
     crate::atomic::write_replace(&path, ours.as_bytes())?;
     report.changed.push(Changed {
         path: rel.to_string(),
@@ -771,9 +765,7 @@ fn migrate(dest: &Path, rel: &str, ours: &[u8], report: &mut InitReport) -> Resu
         });
         return Ok(());
     }
-    let backup = free_backup(dest, rel);
-    let backup_path = dest.join(&backup);
-    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let backup = back_up(dest, rel)?;
     crate::atomic::write_replace(&path, after.as_bytes())?;
     report.changed.push(Changed {
         path: rel.to_string(),
@@ -784,15 +776,48 @@ fn migrate(dest: &Path, rel: &str, ours: &[u8], report: &mut InitReport) -> Resu
     Ok(())
 }
 
-/// `<rel>.pre-mindex`, or the first `<rel>.pre-mindex.N` not taken.
+/// Copies `dest/rel` to its backup ([`free_backup`]) and answers the backup's vault-relative
+/// path. The backup is created exclusively (never written through a link planted at its name,
+/// never over another backup) and keeps the original's permissions.
+fn back_up(dest: &Path, rel: &str) -> Result<String> {
+    let path = dest.join(rel);
+    let bytes = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let perms = fs::metadata(&path)
+        .map_err(|e| Error::io(&path, e))?
+        .permissions();
+    loop {
+        let backup = free_backup(dest, rel);
+        let backup_path = dest.join(&backup);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&backup_path)
+        {
+            Ok(mut f) => {
+                f.write_all(&bytes)
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| Error::io(&backup_path, e))?;
+                fs::set_permissions(&backup_path, perms).map_err(|e| Error::io(&backup_path, e))?;
+                return Ok(backup);
+            }
+            // Taken since it was looked at: the next name.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::io(&backup_path, e)),
+        }
+    }
+}
+
+/// `<rel>.pre-mindex`, or the first `<rel>.pre-mindex.N` not taken (by anything, a link to
+/// nothing included).
 fn free_backup(dest: &Path, rel: &str) -> String {
+    let taken = |b: &str| dest.join(b).symlink_metadata().is_ok();
     let first = format!("{rel}.pre-mindex");
-    if !dest.join(&first).exists() {
+    if !taken(&first) {
         return first;
     }
     (1..)
         .map(|n| format!("{first}.{n}"))
-        .find(|b| !dest.join(b).exists())
+        .find(|b| !taken(b))
         .unwrap_or(first)
 }
 
@@ -1515,5 +1540,15 @@ mod tests {
         fs::write(v.join(".mcp.json"), old).unwrap();
         let r = init_vault(&v, &merge()).unwrap();
         assert_eq!(r.changed[0].backup, ".mcp.json.pre-mindex.1");
+        // A link planted at the next backup's name is never written through.
+        #[cfg(unix)]
+        {
+            let outside = dir.path().join("outside.txt");
+            std::os::unix::fs::symlink(&outside, v.join(".mcp.json.pre-mindex.2")).unwrap();
+            fs::write(v.join(".mcp.json"), old).unwrap();
+            let r = init_vault(&v, &merge()).unwrap();
+            assert_eq!(r.changed[0].backup, ".mcp.json.pre-mindex.3");
+            assert!(!outside.exists());
+        }
     }
 }

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::shipped;
-use super::{Changed, InitReport, Kept, free_backup};
+use super::{Changed, InitReport, Kept, back_up};
 use crate::error::{Error, Result};
 
 /// obsidian-mind's commands and mindex's command doing the same job.
@@ -250,9 +250,7 @@ fn apply(
             )
         }
     };
-    let backup = free_backup(dest, rel);
-    let backup_path = dest.join(&backup);
-    fs::copy(&path, &backup_path).map_err(|e| Error::io(&backup_path, e))?;
+    let backup = back_up(dest, rel)?;
     match &after {
         Some(text) => crate::atomic::write_replace(&path, text.as_bytes())?,
         None => {
