@@ -232,28 +232,34 @@ fn inside_vault(path: &Path, vault_root: &Path) -> bool {
     resolved(path).is_some_and(|file| file.starts_with(&vault))
 }
 
-/// `path` made absolute and resolved through symlinks as far as it exists; the components past
-/// the deepest existing folder are appended lexically (`..` popping one), as creating them
-/// would lay them out.
+/// `path` made absolute and resolved as the system would open it: component by component,
+/// every symlink followed (a dangling one to where it points, where the file would be
+/// created), `..` taken from where the path really is; what does not exist yet is appended as
+/// written. `None` past 40 links (a loop).
 fn resolved(path: &Path) -> Option<PathBuf> {
-    let path = std::path::absolute(path).ok()?;
-    let mut base = path.as_path();
-    let mut rest = Vec::new();
-    let mut real = loop {
-        match base.canonicalize() {
-            Ok(r) => break r,
-            Err(_) => {
-                rest.push(base.file_name().map(|n| n.to_os_string()));
-                base = base.parent()?;
-            }
-        }
-    };
-    for part in rest.into_iter().rev() {
+    resolve_links(&std::path::absolute(path).ok()?, 0)
+}
+
+fn resolve_links(path: &Path, depth: usize) -> Option<PathBuf> {
+    use std::path::Component;
+    if depth > 40 {
+        return None;
+    }
+    let mut real = PathBuf::new();
+    for part in path.components() {
         match part {
-            Some(name) => real.push(name),
-            // `..` (the only component without a file name once absolute).
-            None => {
+            Component::Prefix(_) | Component::RootDir => real.push(part.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
                 real.pop();
+            }
+            Component::Normal(name) => {
+                real.push(name);
+                if std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_symlink()) {
+                    let target = std::fs::read_link(&real).ok()?;
+                    let from = real.parent().map(Path::to_path_buf).unwrap_or_default();
+                    real = resolve_links(&from.join(target), depth + 1)?;
+                }
             }
         }
     }
@@ -1087,6 +1093,12 @@ mod tests {
         {
             std::os::unix::fs::symlink(v.join("brain"), outside.path().join("link")).unwrap();
             paths.push(outside.path().join("link/tokens"));
+            // A link after a folder that does not exist and `..`, and a dangling link (the
+            // file would be created where it points).
+            paths.push(outside.path().join("nonexist/../link/t2"));
+            std::os::unix::fs::symlink(v.join("brain/tokens"), outside.path().join("dangling"))
+                .unwrap();
+            paths.push(outside.path().join("dangling"));
         }
         for path in &paths {
             let e = add_token(path, "alpha", Some(v)).unwrap_err();

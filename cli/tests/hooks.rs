@@ -401,6 +401,17 @@ fn the_briefing_names_nothing_outside_the_exposed_roots_nor_commits_of_hidden_no
         "# Plan\n- [ ] VISIBLETASK\n- [x] done\n",
     );
     git(&["commit", "-qam", "Plan progress"]);
+    // Found by a review: a private draft kept under the machinery's folders, and a note moved
+    // out of a hidden folder, keep their subjects too.
+    write(
+        root,
+        "templates/Osprey draft.md",
+        "---\nprivate: true\n---\n# Draft\n",
+    );
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "Draft: reduce payments team from 10 to 6"]);
+    git(&["mv", "hr-private/Layoff list Q3.md", "work/active/Staffing.md"]);
+    git(&["commit", "-qm", "Staffing moved"]);
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     assert!(ctx.contains("VISIBLETASK"), "{ctx}");
     assert!(ctx.contains("./work/active/Visible Plan.md"), "{ctx}");
@@ -419,6 +430,8 @@ fn the_briefing_names_nothing_outside_the_exposed_roots_nor_commits_of_hidden_no
         "40 percent",
         "headcount",
         "Initial vault",
+        "reduce payments team",
+        "Staffing moved",
     ] {
         assert!(!ctx.contains(hidden), "{hidden} shown: {ctx}");
     }

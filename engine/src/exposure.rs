@@ -610,6 +610,9 @@ fn head_frontmatter_of(
     let head = crate::markdown::head_of(file, HEAD_CHARS).ok_or(())?;
     let head = match frontmatter::privacy(&head) {
         Privacy::Unclosed => crate::markdown::head_of(file, LONG_HEAD_CHARS).ok_or(())?,
+        _ if frontmatter::wants_longer_head(&head) => {
+            crate::markdown::head_of(file, LONG_HEAD_CHARS).ok_or(())?
+        }
         _ => head,
     };
     // A binary file (UTF-16, say) cannot be judged: withheld, as the index skips it (judged

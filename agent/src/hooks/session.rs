@@ -501,6 +501,8 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
             "15",
             "--format=%x1e%h %s",
             "--name-only",
+            // A rename lists both names: a note moved out of a hidden folder is not shown.
+            "--no-renames",
             "--relative",
             "--",
             ".",
@@ -540,7 +542,13 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
         let mut parts = commit.lines();
         let subject = parts.next().unwrap_or_default().trim();
         let mut files = parts.map(str::trim).filter(|f| !f.is_empty());
-        let told = files.all(|f| tree.shows(f) || manifest.is_infrastructure(f));
+        // The vault's machinery is shown unless it is itself private (a private draft kept
+        // under `templates/`, say).
+        let told = files.all(|f| {
+            tree.shows(f)
+                || (manifest.is_infrastructure(f)
+                    && !(is_md(f) && mindex::markdown::note_is_private(&root.join(f))))
+        });
         if told && !tree.names_withheld(subject) {
             lines.push(one_line(subject));
         } else {

@@ -219,7 +219,8 @@ fn apply(
         ),
         Action::Remove(went, why) => (None, vec![went], vec![why]),
         Action::Rewrite => {
-            let (out, what) = rewrite(text);
+            // Sections and list items are markdown's; a TOML command is rewritten token by token.
+            let (out, what) = rewrite(text, rel.ends_with(".md"));
             let out = out.replace(THIS_VAULT, vault_shown);
             if out == text {
                 if mentions_old_system(text) {
@@ -289,8 +290,12 @@ fn collect(dest: &Path, dir: &str, out: &mut Vec<String>) {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_str()?.to_string();
-            let is_dir = e.file_type().ok()?.is_dir();
-            Some((name, is_dir))
+            // A link (to a folder shared with other vaults, say) is not the vault's to rewrite.
+            let kind = e.file_type().ok()?;
+            if kind.is_symlink() {
+                return None;
+            }
+            Some((name, kind.is_dir()))
         })
         .collect();
     names.sort();
@@ -392,7 +397,7 @@ static COMMAND_NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `text` rewritten to mindex, and what was replaced.
-pub(crate) fn rewrite(text: &str) -> (String, Vec<String>) {
+pub(crate) fn rewrite(text: &str, markdown: bool) -> (String, Vec<String>) {
     let mut what = Vec::new();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut out = String::with_capacity(text.len());
@@ -414,7 +419,7 @@ pub(crate) fn rewrite(text: &str) -> (String, Vec<String>) {
                 }
             } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
                 fence = Some(trimmed[..3].to_string());
-            } else if let Some((level, heading)) = heading_of(line)
+            } else if let Some((level, heading)) = heading_of(line).filter(|_| markdown)
                 && let Some(section) = old_section(heading)
             {
                 // The whole section, to the next heading of its level or above.
@@ -441,7 +446,7 @@ pub(crate) fn rewrite(text: &str) -> (String, Vec<String>) {
                 }
                 i = end;
                 continue;
-            } else if is_qmd_item(line) {
+            } else if markdown && is_qmd_item(line) {
                 let mut end = i + 1;
                 while end < lines.len()
                     && (lines[end].starts_with("  ")
@@ -682,7 +687,7 @@ mod tests {
     #[test]
     fn sections_and_the_qmd_item_are_replaced_and_user_text_stays() {
         let text = "# Manual\n\n## Skills\n\n- **qmd**: Semantic search via QMD.\n  1. **`mcp__qmd__query`** first.\n  2. CLI.\n\n  Note: bootstrap.\n- **obsidian-cli**: the CLI.\n\n## Reaching the Vault From Another Repo\n\nRegister `om`:\n```json\n{\"om\": {}}\n```\n### Sub\nmore om-mcp\n## My team conventions\n\n- Ask before touching the payments ledger.\n";
-        let (out, what) = rewrite(text);
+        let (out, what) = rewrite(text, true);
         assert!(!mentions_old_system(&out), "{out}");
         assert!(out.contains("- **obsidian-cli**: the CLI.\n"), "{out}");
         assert!(

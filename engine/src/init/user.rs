@@ -229,27 +229,45 @@ fn finish(
     Ok(())
 }
 
-/// Copies `file` (whose text is `before`) to `<file>.pre-mindex` (or `.pre-mindex.N`), then
-/// replaces it with `after` atomically; answers the backup's path.
+/// Copies `file` (whose text is `before`) to `<file>.pre-mindex` (or `.pre-mindex.N`), created
+/// exclusively (never through a link planted at the name) with the file's permissions, then
+/// replaces it with `after` atomically; a `file` that is a link (dotfiles kept elsewhere) is
+/// written where it points, so the link stays. Answers the backup's path.
 fn write_with_backup(file: &Path, before: &str, after: &[u8]) -> Result<PathBuf> {
-    let name = file
+    use std::io::Write as _;
+    let _ = before;
+    let real = fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let name = real
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let backup = (0..)
-        .map(|n| {
-            dir.join(if n == 0 {
-                format!("{name}.pre-mindex")
-            } else {
-                format!("{name}.pre-mindex.{n}")
-            })
-        })
-        .find(|b| !b.exists())
-        .unwrap_or_else(|| dir.join(format!("{name}.pre-mindex")));
-    // A copy keeps the file's permissions (`~/.claude.json` holds credentials).
-    let _ = before;
-    fs::copy(file, &backup).map_err(|e| Error::io(&backup, e))?;
-    crate::atomic::write_replace(file, after)?;
-    Ok(backup)
+    let dir = real.parent().unwrap_or(Path::new("."));
+    let bytes = fs::read(&real).map_err(|e| Error::io(&real, e))?;
+    let perms = fs::metadata(&real)
+        .map_err(|e| Error::io(&real, e))?
+        .permissions();
+    for n in 0.. {
+        let backup = dir.join(if n == 0 {
+            format!("{name}.pre-mindex")
+        } else {
+            format!("{name}.pre-mindex.{n}")
+        });
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&backup)
+        {
+            Ok(mut f) => {
+                f.write_all(&bytes)
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| Error::io(&backup, e))?;
+                fs::set_permissions(&backup, perms).map_err(|e| Error::io(&backup, e))?;
+                crate::atomic::write_replace(&real, after)?;
+                return Ok(backup);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(&backup, e)),
+        }
+    }
+    unreachable!("an unbounded range ends only by returning")
 }

@@ -40,12 +40,17 @@ pub(crate) struct Block<'a> {
     pub dots_tail: Option<&'a str>,
 }
 
-/// Zero-width characters a person cannot see before a fence (`U+200B`–`U+200D`, `U+2060`,
-/// `U+FEFF`).
+/// Characters a person cannot see (zero-width spaces and joiners, direction marks, the soft
+/// hyphen, word joiners, the byte-order mark): ignored before a fence and in a key.
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+        '\u{00ad}'
+            | '\u{061c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
     )
 }
 
@@ -168,6 +173,115 @@ fn lone_crs(text: &str) -> usize {
         .count()
 }
 
+/// A frontmatter line that marks a note private however the rest of its block reads: a
+/// `private:` key (invisible characters ignored) with a value that is not plainly false, or a
+/// `tags:` line whose value starts with `#private` (which YAML reads as a comment).
+fn private_line(line: &str) -> bool {
+    static KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:private|tags?)\s*:\s*(.*?)\s*$").expect("static regex")
+    });
+    let visible: String = line.chars().filter(|c| !is_invisible(*c)).collect();
+    let Some(c) = KEY.captures(&visible) else {
+        return false;
+    };
+    let key = visible.trim_start().to_ascii_lowercase();
+    let value = c.get(1).map_or("", |m| m.as_str());
+    if key.starts_with("private") {
+        // The value as YAML reads it alone (`0.0`, `~`, `"off"`), else as text.
+        let v = parse(&format!("v: {value}"))
+            .ok()
+            .and_then(|m| m.get("v").cloned())
+            .unwrap_or_else(|| Value::String(value.to_string()));
+        !plainly_false(&v)
+    } else {
+        let v = value
+            .trim_start_matches(['[', '"', '\''])
+            .to_ascii_lowercase();
+        v.starts_with("#private")
+    }
+}
+
+/// Frontmatter a person plainly wrote that the YAML reading misses, judged line by line (fail
+/// closed): a displaced block (see [`block`]) that closes but does not parse, the lines after a
+/// `...` close up to the `---` Obsidian closes at whether or not they parse, and a `tags:
+/// #private` line (a YAML comment) in any block.
+pub(crate) fn loosely_private(text: &str) -> bool {
+    let region = |start: usize| -> Option<&str> {
+        let (ls, _, _) = lines_from(text, start).find(|&(ls, le, _)| {
+            let t = text[ls..le].trim_end();
+            t == "---" || t == "..."
+        })?;
+        Some(&text[start..ls])
+    };
+    // The opening fence: the first line, or displaced after blank and invisible lines.
+    let mut yaml_start = None;
+    for (start, end, next) in lines_from(text, 0) {
+        let line = text[start..end].trim_matches(|c: char| c.is_whitespace() || is_invisible(c));
+        if line == "---" {
+            yaml_start = Some(next);
+            break;
+        }
+        if !line.is_empty() {
+            break;
+        }
+    }
+    let Some(start) = yaml_start else {
+        return false;
+    };
+    let Some(yaml) = region(start) else {
+        return false;
+    };
+    if yaml.lines().any(private_line) {
+        return true;
+    }
+    // After a `...` close, the lines up to a later `---`.
+    let close = start + yaml.len();
+    let close_line_end = lines_from(text, close)
+        .next()
+        .map_or(text.len(), |(_, _, n)| n);
+    if text[close..close_line_end].trim_end() == "..." {
+        let tail_end = lines_from(text, close_line_end)
+            .find(|&(ls, le, _)| is_dashes(&text[ls..le]))
+            .map(|(ls, _, _)| ls);
+        if let Some(end) = tail_end
+            && text[close_line_end..end].lines().any(private_line)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a head of a note may hold frontmatter past its end that decides privacy: a block
+/// opening after blank or invisible lines that does not close within it, or a block closed
+/// by `...` whose `---` is not within it. The exposure policy then reads the longer head.
+pub(crate) fn wants_longer_head(head: &str) -> bool {
+    let mut opened = None;
+    for (start, end, next) in lines_from(head, 0) {
+        let line = head[start..end].trim_matches(|c: char| c.is_whitespace() || is_invisible(c));
+        if line == "---" {
+            opened = Some(next);
+            break;
+        }
+        if !line.is_empty() {
+            return false;
+        }
+    }
+    let Some(start) = opened else {
+        return false;
+    };
+    match lines_from(head, start).find(|&(ls, le, _)| {
+        let t = head[ls..le].trim_end();
+        t == "---" || t == "..."
+    }) {
+        None => true,
+        Some((ls, le, next)) => {
+            head[ls..le].trim_end() == "..."
+                && !lines_from(head, next).any(|(a, b, _)| is_dashes(&head[a..b]))
+        }
+    }
+}
+
 /// Whether the lines after a block closed by `...` (up to a later `---`: see
 /// [`Block::dots_tail`]) parse as a mapping that marks the note private.
 fn tail_marks_private(b: &Block<'_>) -> bool {
@@ -223,16 +337,23 @@ fn finite_or_text(value: &mut serde_yaml_ng::Value) {
 /// that never closes or does not parse. When lines after a `...` close (up to a later `---`,
 /// where Obsidian ends the block) mark the note private, the map says `private: true`.
 pub(crate) fn parse_text(text: &str) -> Result<Option<Map<String, Value>>, String> {
-    match block(text) {
-        None => Ok(None),
-        Some(b) if !b.closed => Err("frontmatter never closes".to_string()),
-        Some(b) => parse(b.yaml).map(|mut map| {
+    let mut parsed = match block(text) {
+        None => None,
+        Some(b) if !b.closed => return Err("frontmatter never closes".to_string()),
+        Some(b) => {
+            let mut map = parse(b.yaml)?;
             if tail_marks_private(&b) {
                 map.insert("private".to_string(), Value::Bool(true));
             }
             Some(map)
-        }),
+        }
+    };
+    if loosely_private(text) {
+        parsed
+            .get_or_insert_with(Map::new)
+            .insert("private".to_string(), Value::Bool(true));
     }
+    Ok(parsed)
 }
 
 /// A field that may be a string (comma-separated, and space-separated too with
@@ -288,7 +409,7 @@ pub(crate) fn get_ci<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a V
 pub(crate) fn marks_private(map: &Map<String, Value>) -> bool {
     let flagged = map
         .iter()
-        .filter(|(k, _)| k.trim().eq_ignore_ascii_case("private"))
+        .filter(|(k, _)| visible_key(k).eq_ignore_ascii_case("private"))
         .any(|(_, v)| !plainly_false(v));
     flagged
         || ["tags", "tag"].iter().any(|key| {
@@ -300,6 +421,15 @@ pub(crate) fn marks_private(map: &Map<String, Value>) -> bool {
                         .any(|t| is_private_tag(t.trim_start_matches('#')))
                 })
         })
+}
+
+/// A key as a person reads it: trimmed, without characters they cannot see.
+fn visible_key(k: &str) -> String {
+    k.chars()
+        .filter(|c| !is_invisible(*c))
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// `private`, or a tag nested under it (`private/hr`: Obsidian reads it as a child of
@@ -340,6 +470,13 @@ pub(crate) enum Privacy {
 
 /// Judges privacy on a head of a note (its first characters).
 pub(crate) fn privacy(head: &str) -> Privacy {
+    match strict_privacy(head) {
+        Privacy::Public | Privacy::Capture if loosely_private(head) => Privacy::Private,
+        verdict => verdict,
+    }
+}
+
+fn strict_privacy(head: &str) -> Privacy {
     match block(head) {
         None => Privacy::Public,
         Some(b) if !b.closed => Privacy::Unclosed,
@@ -768,6 +905,39 @@ mod tests {
         assert_eq!((b.closed, b.body_start_line), (true, 4));
         assert_eq!(&cr[b.body_offset..], "body\r");
         assert_eq!(privacy("---\rtitle: x\r---\rbody"), Privacy::Public);
+        // Found by a review: what the YAML reading misses, read line by line (fail closed).
+        for text in [
+            // A displaced block that does not parse.
+            "\n---\ntitle: Layoffs: Q3\nprivate: true\n---\nbody\n",
+            // A `...` tail that does not parse.
+            "---\ntitle: x\n...\nprivate: true\nand a prose line: here\n---\nbody\n",
+            // Invisible characters: a left-to-right mark before the fence, a soft hyphen on
+            // the blank line, a zero-width space inside the key.
+            "\u{200e}---\nprivate: true\n---\nbody\n",
+            "\u{00ad}\n---\nprivate: true\n---\nbody\n",
+            "---\npri\u{200b}vate: true\n---\nbody\n",
+            // `#private` after `tags:` is a YAML comment.
+            "---\ntags: #private\n---\nbody\n",
+        ] {
+            assert_eq!(privacy(text), Privacy::Private, "{text:?}");
+            assert_eq!(
+                parse_text(text)
+                    .ok()
+                    .flatten()
+                    .and_then(|m| m.get("private").cloned()),
+                Some(Value::Bool(true)),
+                "{text:?}"
+            );
+        }
+        assert_eq!(
+            privacy("\n---\nJust a rule: with a colon.\n---\n"),
+            Privacy::Public
+        );
+        // A head that may hold the deciding lines past its end asks for a longer read.
+        assert!(wants_longer_head("\n---\ntitle: x\nmore: y\n"));
+        assert!(wants_longer_head("---\ntitle: x\n...\nstill frontmatter\n"));
+        assert!(!wants_longer_head("---\ntitle: x\n...\ntail\n---\nbody"));
+        assert!(!wants_longer_head("# Title\n---\n"));
     }
 
     #[test]

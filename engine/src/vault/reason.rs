@@ -812,6 +812,29 @@ fn secret_covers(secrets: &[PathBuf], keep: &[&Path]) -> Vec<(PathBuf, bool)> {
     if let Some(p) = std::env::var_os(crate::home::SERVE_TOKENS_VAR).filter(|p| !p.is_empty()) {
         named.push(PathBuf::from(p));
     }
+    // A secret reached through a link (dotfiles managed by stow or chezmoi) is covered where it
+    // really is too: covering the link's folder leaves the file readable by its real path.
+    let real: Vec<PathBuf> = named
+        .iter()
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .filter(|r| !named.contains(r))
+        .collect();
+    named.extend(real);
+    // Folders an agent CLI needs whole (its login and settings): a secret inside one is
+    // covered alone, never the folder.
+    let agent_homes: Vec<PathBuf> = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| {
+            [".claude", ".codex", ".gemini", ".config"]
+                .iter()
+                .map(|d| PathBuf::from(&h).join(d))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .chain(std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
+        .filter_map(|d| fs::canonicalize(d).ok())
+        .collect();
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .and_then(|h| fs::canonicalize(h).ok());
@@ -831,9 +854,12 @@ fn secret_covers(secrets: &[PathBuf], keep: &[&Path]) -> Vec<(PathBuf, bool)> {
             continue;
         };
         let holds = |p: &Path| p.starts_with(&folder);
-        let too_wide = folder.parent().is_none()
+        // `/`, a folder right under it (`/etc`), the home or a folder holding it, a folder
+        // holding the view or the agent's binary, or an agent's own folder: too wide to cover.
+        let too_wide = folder.components().count() <= 2
             || home.as_deref().is_some_and(holds)
-            || keep.iter().any(|k| holds(k));
+            || keep.iter().any(|k| holds(k))
+            || agent_homes.iter().any(|d| folder.starts_with(d));
         if !too_wide {
             out.push((folder, true));
             continue;
@@ -841,11 +867,18 @@ fn secret_covers(secrets: &[PathBuf], keep: &[&Path]) -> Vec<(PathBuf, bool)> {
         let Ok(entries) = fs::read_dir(&folder) else {
             continue;
         };
-        let prefix = name.to_string_lossy().into_owned();
+        // The file and its copies: backups and editors' swap, undo and lock files
+        // (`name.bak`, `.name.swp`, `#name#`, `.#name`, `name~`).
+        let base = name.to_string_lossy().into_owned();
         for e in entries.flatten() {
-            if e.file_name().to_string_lossy().starts_with(&prefix)
-                && e.file_type().is_ok_and(|t| t.is_file())
-            {
+            let n = e.file_name().to_string_lossy().into_owned();
+            let copy = n.starts_with(&base)
+                || n.strip_prefix('.').is_some_and(|r| r.starts_with(&base))
+                || n.strip_prefix('#').is_some_and(|r| r.starts_with(&base))
+                || n.strip_prefix(".#").is_some_and(|r| r.starts_with(&base));
+            // Only regular files are covered (by `/dev/null`); a link's target is covered
+            // by its own real path above.
+            if copy && e.file_type().is_ok_and(|t| t.is_file()) {
                 out.push((e.path(), false));
             }
         }

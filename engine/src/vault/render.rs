@@ -74,6 +74,28 @@ pub(crate) fn promotion_facet(p: &Promotion) -> String {
     }
 }
 
+/// A memory body's line as `Recall::to_text` prints it (see there).
+fn body_line(line: &str) -> String {
+    let t = line.trim_start();
+    let hashes = t.chars().take_while(|&c| c == '#').count();
+    if (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t']) {
+        return format!("{}{}", "#".repeat((hashes + 3).min(6)), &t[hashes..]);
+    }
+    let bare: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let rule = bare.len() >= 3
+        && ['-', '*', '_', '=']
+            .iter()
+            .any(|r| bare.chars().all(|c| c == *r));
+    let facets = ["(verified", "(inferred", "(unverified"]
+        .iter()
+        .any(|f| t.to_ascii_lowercase().starts_with(f));
+    if rule || facets {
+        format!("\\{t}")
+    } else {
+        line.to_string()
+    }
+}
+
 impl Recall {
     /// The memories as text: one `## title` entry each (path, facets, body with its headings
     /// demoted), then what could not be served and what was withheld.
@@ -130,14 +152,11 @@ impl Recall {
                 &mm.path,
                 facets.join(" · ")
             );
-            // Body headings are demoted so `##` only ever marks an entry.
+            // A body never draws an entry's structure: headings are demoted so `##` only ever
+            // marks an entry, and a rule or a line shaped like an entry's facets is escaped, so
+            // no memory can pose as another (one "written by" nobody).
             for line in m.text().lines() {
-                let hashes = line.chars().take_while(|&c| c == '#').count();
-                if (1..=4).contains(&hashes) && line[hashes..].starts_with(' ') {
-                    let _ = writeln!(s, "{}{}", "#".repeat((hashes + 3).min(6)), &line[hashes..]);
-                } else {
-                    let _ = writeln!(s, "{line}");
-                }
+                let _ = writeln!(s, "{}", body_line(line));
             }
         }
         let unserved: Vec<&str> = self
