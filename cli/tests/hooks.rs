@@ -410,7 +410,11 @@ fn the_briefing_names_nothing_outside_the_exposed_roots_nor_commits_of_hidden_no
     );
     git(&["add", "-A"]);
     git(&["commit", "-qm", "Draft: reduce payments team from 10 to 6"]);
-    git(&["mv", "hr-private/Layoff list Q3.md", "work/active/Staffing.md"]);
+    git(&[
+        "mv",
+        "hr-private/Layoff list Q3.md",
+        "work/active/Staffing.md",
+    ]);
     git(&["commit", "-qm", "Staffing moved"]);
     let ctx = context(&hook(root, "session-start", &serde_json::json!({})));
     assert!(ctx.contains("VISIBLETASK"), "{ctx}");
