@@ -6,6 +6,11 @@
 # Installs what it needs when missing: the target's standard library (rustup), Debian's
 # cross linker (gcc-aarch64-linux-gnu) and qemu-user. Extra arguments go to the test binary
 # (a test-name filter, say).
+#
+# qemu-user emulates the CPU named by QEMU_CPU, here `max` by default (every extension qemu
+# knows, the dot product among them), so the encoder's `sdot` kernel runs and the kernel test
+# insists on it (MINDEX_TEST_KERNELS=dotprod). `QEMU_CPU=cortex-a72 MINDEX_TEST_KERNELS=
+# scripts/test-aarch64.sh` runs a CPU without it (the portable loop alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=aarch64-unknown-linux-gnu
@@ -22,6 +27,8 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+export QEMU_CPU="${QEMU_CPU-max}"
+export MINDEX_TEST_KERNELS="${MINDEX_TEST_KERNELS-dotprod}"
 # The model-backed tests need the real model (scripts/setup-model.sh); without it they say so
 # and pass over it, as on x86_64.
 cargo test --release -p mindex --lib --target "$target" -- "$@"

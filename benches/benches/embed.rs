@@ -1,5 +1,6 @@
-//! Embedding throughput of mindex's encoder (`MINDEX_PRECISION`: int8 or f32) on a file of texts
-//! (one JSON string per line), the same file `benches/embed_vs_st.py` feeds sentence-transformers.
+//! Embedding throughput of mindex's encoder (`MINDEX_PRECISION`: int8 or f32; `MINDEX_INT8_KERNEL`
+//! forces int8's kernel) on a file of texts (one JSON string per line), the same file
+//! `benches/embed_vs_st.py` feeds sentence-transformers.
 //!
 //! `cargo bench -p mindex-benches --bench embed -- FILE [BATCH]` prints `texts/s`.
 
@@ -31,9 +32,12 @@ fn main() -> anyhow::Result<()> {
         std::hint::black_box(v);
     }
     rates.sort_by(f64::total_cmp);
+    let precision = match e.precision() {
+        mindex::Precision::Int8 => format!("int8 ({})", mindex::embed::int8_kernel()?),
+        p => p.to_string(),
+    };
     println!(
-        "mindex {}: {} texts, best of 3: {:.1} texts/s (median {:.1})",
-        e.precision(),
+        "mindex {precision}: {} texts, best of 3: {:.1} texts/s (median {:.1})",
         texts.len(),
         rates[2],
         rates[1]

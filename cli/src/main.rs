@@ -44,7 +44,8 @@ struct Cli {
     caller: Option<String>,
 
     /// How the embedding model computes (commands that embed): `int8` (default where the CPU has
-    /// AVX-512 VNNI: several times faster, vectors within cosine 0.995) or `f32` (the reference).
+    /// a vector int8 kernel: AVX-512 VNNI, AVX-VNNI, AVX2 or Arm's dot product; vectors within
+    /// cosine 0.995) or `f32` (the reference).
     #[arg(long, global = true, env = "MINDEX_PRECISION", value_name = "int8|f32")]
     precision: Option<mindex::Precision>,
 

@@ -96,8 +96,8 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
         "hybrid below its floor {FLOOR_HYBRID}: {hybrid}"
     );
     // int8 ranks like f32: vector and hybrid nDCG@10 within 0.005 of the reference precision.
-    // (Where the CPU lacks VNNI, int8 is not the default and runs a slow portable loop: the
-    // comparison is for the machines where int8 is what users get.)
+    // (Where the CPU has no vector int8 kernel, int8 is not the default and runs a slow portable
+    // loop: the comparison is for the machines where int8 is what users get.)
     if mindex::Precision::auto() == mindex::Precision::Int8 {
         let f32_report = eval(&set, &work.path().join("vault-f32"), Some("f32"));
         for mode in ["vector", "hybrid"] {
@@ -109,7 +109,7 @@ fn agent_set_holds_its_floor_and_identifiers_rank_first() {
             assert!((a - b).abs() <= 0.005, "{mode}: int8 {a:.4} vs f32 {b:.4}");
         }
     } else {
-        eprintln!("int8 is not this CPU's default (no AVX-512 VNNI): f32 comparison skipped");
+        eprintln!("int8 is not this CPU's default (no vector int8 kernel): f32 comparison skipped");
     }
 
     // Only judged notes hold the identifiers and tickets asked for (the generator checks it),

@@ -30,6 +30,13 @@ const BATCH_TOKENS: usize = 2048;
 /// Name of the default model (its folder name under the models directory).
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 
+/// The kernel the int8 dense layers run on here: `vnni`, `avxvnni`, `avx2`, `dotprod` or
+/// `portable` (the fastest this CPU has, or `$MINDEX_INT8_KERNEL`'s; one this CPU cannot run is
+/// an error, as it is when a model loads).
+pub fn int8_kernel() -> Result<&'static str> {
+    kernels::int8_kernel().map(|k| k.name())
+}
+
 /// Turns texts into unit-length vectors. Implementations are `Send + Sync`.
 pub trait Embedder: Send + Sync {
     /// Identifies the model and its weights: vectors from different ids never mix.
@@ -278,6 +285,8 @@ impl BertEmbedder {
     /// Like [`BertEmbedder::load`] with an explicit precision. Vectors of both precisions mix
     /// (they keep the model's id): int8 ones are within cosine 0.995 of the f32 ones.
     pub fn load_with(dir: &Path, precision: Precision) -> Result<Self> {
+        // A `$MINDEX_INT8_KERNEL` this CPU cannot run (or misspelt) is refused here.
+        kernels::int8_kernel()?;
         check_model_dir(dir)?;
         let config = load_config(dir)?;
         let max_tokens = std::fs::read_to_string(dir.join("sentence_bert_config.json"))

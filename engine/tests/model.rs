@@ -41,7 +41,7 @@ fn reference_embeddings_match_sentence_transformers() {
                 .collect()
         })
         .collect();
-    // f32 is the reference (cosine ≥ 0.999); int8, the fast default where the CPU has VNNI,
+    // f32 is the reference (cosine ≥ 0.999); int8, the default where the CPU has a vector kernel,
     // must stay within cosine 0.995 of sentence-transformers for every sentence.
     for (precision, bar) in [(Precision::F32, 0.999), (Precision::Int8, 0.995)] {
         let e =

@@ -517,7 +517,7 @@ pub unsafe extern "C" fn mindex_embedder_load(
 }
 
 /// Like `mindex_embedder_load` with an explicit precision: `"int8"` (8-bit dense layers, the
-/// default where the CPU has AVX-512 VNNI) or `"f32"` (the reference). NULL precision: the
+/// default where the CPU has a vector int8 kernel: AVX-512 VNNI, AVX-VNNI, AVX2, Arm's dot product) or `"f32"` (the reference). NULL precision: the
 /// default (`$MINDEX_PRECISION`, else by CPU). An unknown precision is `InvalidArgument`.
 ///
 /// # Safety

@@ -158,7 +158,8 @@ struct PyEmbedder {
 impl PyEmbedder {
     /// Loads the model from `model_dir` (default: `$MINDEX_MODEL_DIR`, else the per-user
     /// models folder where `scripts/setup-model.sh` installs all-MiniLM-L6-v2). `precision` is
-    /// `"int8"` or `"f32"` (default: `$MINDEX_PRECISION`, else int8 where the CPU has VNNI).
+    /// `"int8"` or `"f32"` (default: `$MINDEX_PRECISION`, else int8 where the CPU has a vector
+    /// int8 kernel).
     #[new]
     #[pyo3(signature = (model_dir = None, precision = None))]
     fn new(

@@ -18,14 +18,17 @@ use super::kernels::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precision {
     /// 8-bit integer weights and activations (scaled per output and per token), f32 elsewhere.
-    /// Several times faster where the CPU has AVX-512 VNNI; vectors within cosine 0.995 of f32.
+    /// Faster than f32 where the CPU has a vector int8 kernel (AVX-512 VNNI, AVX-VNNI, AVX2,
+    /// Arm's dot product), several times with VNNI; vectors within cosine 0.995 of f32.
     Int8,
     /// 32-bit floats throughout: the reference.
     F32,
 }
 
 impl Precision {
-    /// The default for this machine: int8 when the CPU runs it fast (AVX-512 VNNI), else f32.
+    /// The default for this machine: int8 when its product runs on a vector kernel (AVX-512
+    /// VNNI, AVX-VNNI, AVX2 or Arm's dot product; `$MINDEX_INT8_KERNEL=portable` says no), else
+    /// f32.
     pub fn auto() -> Precision {
         if super::kernels::int8_fast() {
             Precision::Int8

@@ -2,11 +2,17 @@
 //! activations per token), f32 products for attention, and the element-wise steps (GELU, softmax,
 //! layer norm) written so the compiler vectorises them.
 //!
-//! The int8 product runs on AVX-512 VNNI (`vpdpbusd`: 64 multiply-adds of u8 × i8 per
-//! instruction) where the CPU has it, else on a portable loop that computes the same integers
-//! (integer sums are exact, so both give bit-identical results, which the tests check).
-//! [`int8_fast`] says which one runs; the embedder only defaults to int8 when it is the fast one.
+//! The int8 product has one kernel per instruction set ([`Kernel`]), chosen at run time: AVX-512
+//! VNNI (`vpdpbusd`: 64 multiply-adds of u8 × i8 per instruction), AVX-VNNI (the same on 256-bit
+//! registers), AVX2 (u8 and i8 widened to i16, `vpmaddwd`: exact, where `vpmaddubsw` would
+//! saturate), Arm's dot product (`sdot`), else a portable loop. All compute the same integers
+//! (integer sums are exact), so they give bit-identical results, which the tests check.
+//! [`int8_fast`] says whether a vector kernel runs; the embedder only defaults to int8 then.
+//! `$MINDEX_INT8_KERNEL` forces one (benches, tests): see [`int8_kernel`].
 
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
 use crate::simd::multiversion;
 
 /// Rows of a micro-tile (tokens).
@@ -22,17 +28,135 @@ const MB: usize = 60;
 /// a scale per 64 inputs, for about a tenth more work in the kernel.
 const KB: usize = 64;
 
-/// Whether the int8 product has its vector kernel on this CPU.
+/// The int8 product's kernels, fastest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// AVX-512 VNNI: `vpdpbusd` on 512-bit registers (x86_64).
+    Vnni,
+    /// AVX-VNNI: the VEX-encoded `vpdpbusd` on 256-bit registers (x86_64).
+    AvxVnni,
+    /// AVX2 + FMA: u8 and i8 widened to i16, `vpmaddwd` then `vpaddd` (x86_64).
+    Avx2,
+    /// Arm's dot product: `sdot` on u8 − 128 (aarch64).
+    Dotprod,
+    /// Plain loops, any CPU.
+    Portable,
+}
+
+const KERNELS: [Kernel; 5] = [
+    Kernel::Vnni,
+    Kernel::AvxVnni,
+    Kernel::Avx2,
+    Kernel::Dotprod,
+    Kernel::Portable,
+];
+
+impl Kernel {
+    /// Its name in `$MINDEX_INT8_KERNEL`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Vnni => "vnni",
+            Kernel::AvxVnni => "avxvnni",
+            Kernel::Avx2 => "avx2",
+            Kernel::Dotprod => "dotprod",
+            Kernel::Portable => "portable",
+        }
+    }
+
+    /// What the CPU needs for it.
+    fn needs(self) -> &'static str {
+        match self {
+            Kernel::Vnni => "x86_64 with AVX-512F and AVX-512 VNNI",
+            Kernel::AvxVnni => "x86_64 with AVX2, FMA and AVX-VNNI",
+            Kernel::Avx2 => "x86_64 with AVX2 and FMA",
+            Kernel::Dotprod => "aarch64 with the dot-product extension",
+            Kernel::Portable => "nothing",
+        }
+    }
+
+    /// Whether this CPU runs it.
+    pub(crate) fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let avx2 = || has!("avx2") && has!("fma");
+            match self {
+                Kernel::Vnni => has!("avx512f") && has!("avx512vnni"),
+                Kernel::AvxVnni => avx2() && has!("avxvnni"),
+                Kernel::Avx2 => avx2(),
+                Kernel::Dotprod => false,
+                Kernel::Portable => true,
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            match self {
+                Kernel::Dotprod => std::arch::is_aarch64_feature_detected!("dotprod"),
+                Kernel::Portable => true,
+                _ => false,
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            self == Kernel::Portable
+        }
+    }
+}
+
+/// The fastest kernel this CPU runs.
+fn best_kernel() -> Kernel {
+    KERNELS
+        .into_iter()
+        .find(|k| k.available())
+        .unwrap_or(Kernel::Portable)
+}
+
+/// The kernel `$MINDEX_INT8_KERNEL` names (`vnni`, `avxvnni`, `avx2`, `dotprod` or `portable`),
+/// if set, else the fastest this CPU runs. A name this CPU cannot run is refused, never replaced
+/// by another kernel (a bench must not measure a kernel it did not ask for): the error surfaces
+/// when a model loads. Read once per process.
+pub(crate) fn int8_kernel() -> Result<Kernel> {
+    static CHOICE: OnceLock<std::result::Result<Kernel, String>> = OnceLock::new();
+    CHOICE
+        .get_or_init(|| choose_kernel(std::env::var("MINDEX_INT8_KERNEL").ok().as_deref()))
+        .clone()
+        .map_err(|detail| Error::invalid("MINDEX_INT8_KERNEL", detail))
+}
+
+fn choose_kernel(forced: Option<&str>) -> std::result::Result<Kernel, String> {
+    let Some(name) = forced.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(best_kernel());
+    };
+    let runs = || {
+        let names: Vec<_> = KERNELS
+            .iter()
+            .filter(|k| k.available())
+            .map(|k| k.name())
+            .collect();
+        names.join(", ")
+    };
+    match KERNELS
+        .into_iter()
+        .find(|k| k.name().eq_ignore_ascii_case(name))
+    {
+        None => Err(format!(
+            "unknown int8 kernel {name:?}: expected vnni, avxvnni, avx2, dotprod or portable \
+             (this CPU runs {})",
+            runs()
+        )),
+        Some(k) if !k.available() => Err(format!(
+            "this CPU cannot run the {} int8 kernel (it needs {}); it runs {}",
+            k.name(),
+            k.needs(),
+            runs()
+        )),
+        Some(k) => Ok(k),
+    }
+}
+
+/// Whether the int8 product runs a vector kernel here (then int8 is the default precision).
 pub(crate) fn int8_fast() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512vnni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    int8_kernel().is_ok_and(|k| k != Kernel::Portable)
 }
 
 /// A weight matrix `W` (`n` outputs × `k` inputs) quantised to i8 per output row and packed in
@@ -47,27 +171,41 @@ pub(crate) struct QMatrix {
     scale: Vec<f32>,
     /// Per panel, per block of [`KB`] inputs, per output of the panel: −128 × the sum of the
     /// block's quantised weights (activations carry a +128 offset; accumulators start here).
+    /// The `sdot` kernel relies on this value: it sums (u8 − 128) × i8 from zero instead.
     start: Vec<i32>,
+    /// The weights widened to i16 for the AVX2 kernel, made on its first use (see `wide`).
+    #[cfg(target_arch = "x86_64")]
+    wide: OnceLock<Vec<i16>>,
 }
 
 impl QMatrix {
     /// Quantises `w` (row-major, `n` × `k`).
     pub(crate) fn new(w: &[f32], n: usize, k: usize) -> QMatrix {
         debug_assert_eq!(w.len(), n * k);
-        let kp = k.div_ceil(KB) * KB;
-        let panels = n.div_ceil(NR);
-        let blocks = kp / KB;
-        let mut packed = vec![0i8; panels * NR * kp];
+        let mut q = vec![0i8; n * k];
         let mut scale = vec![1.0f32; n];
-        let mut start = vec![0i32; panels * blocks * NR];
         for o in 0..n {
             let row = &w[o * k..(o + 1) * k];
             let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
             let s = if max > 0.0 { max / 127.0 } else { 1.0 };
             scale[o] = s;
+            for (q, &v) in q[o * k..(o + 1) * k].iter_mut().zip(row) {
+                *q = (v / s).round().clamp(-127.0, 127.0) as i8;
+            }
+        }
+        QMatrix::pack(&q, scale, n, k)
+    }
+
+    /// Packs quantised weights `q` (row-major, `n` × `k`) with their per-output scales.
+    fn pack(q: &[i8], scale: Vec<f32>, n: usize, k: usize) -> QMatrix {
+        let kp = k.div_ceil(KB) * KB;
+        let panels = n.div_ceil(NR);
+        let blocks = kp / KB;
+        let mut packed = vec![0i8; panels * NR * kp];
+        let mut start = vec![0i32; panels * blocks * NR];
+        for o in 0..n {
             let (panel, col) = (o / NR, o % NR);
-            for (i, &v) in row.iter().enumerate() {
-                let q = (v / s).round().clamp(-127.0, 127.0) as i8;
+            for (i, &q) in q[o * k..(o + 1) * k].iter().enumerate() {
                 start[(panel * blocks + i / KB) * NR + col] -= 128 * i32::from(q);
                 packed[panel * NR * kp + (i / 4) * NR * 4 + col * 4 + i % 4] = q;
             }
@@ -79,7 +217,26 @@ impl QMatrix {
             packed,
             scale,
             start,
+            #[cfg(target_arch = "x86_64")]
+            wide: OnceLock::new(),
         }
+    }
+
+    /// The weights as i16 for the AVX2 kernel: per half panel of 16 outputs, per pair of
+    /// inputs, per output, its two weights (one `vpmaddwd` operand per 8 outputs).
+    #[cfg(target_arch = "x86_64")]
+    fn wide(&self) -> &[i16] {
+        self.wide.get_or_init(|| {
+            let kp = self.kp;
+            let mut wide = vec![0i16; self.packed.len()];
+            for (at, &q) in self.packed.iter().enumerate() {
+                let (panel, rest) = (at / (NR * kp), at % (NR * kp));
+                let (group, col, j) = (rest / (NR * 4), rest % (NR * 4) / 4, rest % 4);
+                let (half, c) = (panel * 2 + col / 16, col % 16);
+                wide[(half * kp / 2 + group * 2 + j / 2) * 32 + c * 2 + j % 2] = i16::from(q);
+            }
+            wide
+        })
     }
 
     pub(crate) fn inputs(&self) -> usize {
@@ -173,15 +330,34 @@ pub(crate) fn matmul_i8(a: &QRows, w: &QMatrix, bias: &[f32], y: &mut [f32]) {
     );
     let (m, n) = (a.rows, w.n);
     assert!(y.len() >= m * n && bias.len() == n);
-    #[cfg(target_arch = "x86_64")]
-    if int8_fast() {
-        // SAFETY: the CPU has AVX-512F and VNNI (checked just above); every pointer the kernel
-        // reads or writes stays inside `a.data`, `w.packed` and `y`, whose sizes are asserted
-        // above and follow from the packing (see `vnni::product`).
-        unsafe { vnni::product(a, w, bias, y) };
-        return;
+    // A refused `$MINDEX_INT8_KERNEL` already failed the model's load; here it cannot happen.
+    product(
+        int8_kernel().unwrap_or_else(|_| best_kernel()),
+        a,
+        w,
+        bias,
+        y,
+    );
+}
+
+/// The product on one kernel, which this CPU must run (checked).
+fn product(kernel: Kernel, a: &QRows, w: &QMatrix, bias: &[f32], y: &mut [f32]) {
+    assert!(kernel.available(), "this CPU cannot run {kernel:?}");
+    debug_assert!(a.kp == w.kp && y.len() >= a.rows * w.n && bias.len() == w.n);
+    // SAFETY (every arm): the CPU has the kernel's features (asserted above); every pointer a
+    // kernel reads or writes stays inside `a.data`, `a.scale`, the packed weights, `w.start`,
+    // `w.scale`, `bias` and `y`, whose sizes `matmul_i8` asserts and the packing fixes.
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Vnni => unsafe { vnni::product(a, w, bias, y) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::AvxVnni => unsafe { ymm::avxvnni(a, w, bias, y) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { ymm::avx2(a, w, bias, y) },
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Dotprod => unsafe { neon::dotprod(a, w, bias, y) },
+        _ => portable_product(a, w, bias, y),
     }
-    portable_product(a, w, bias, y);
 }
 
 /// The same sums as the VNNI kernel, in the same order, one output at a time.
@@ -306,6 +482,410 @@ mod vnni {
                 for (i, row) in sum.iter().enumerate() {
                     let out = y.as_mut_ptr().add((r + i) * n + c);
                     _mm512_mask_storeu_ps(out, mask, _mm512_fmadd_ps(row[half], scale, b));
+                }
+            }
+        }
+    }
+}
+
+/// The 256-bit kernels: AVX2 (no VNNI) and AVX-VNNI. Micro-tiles of a few rows × half a panel
+/// (16 outputs: two 8-lane vectors), the same blocking and the same sums as the VNNI kernel.
+#[cfg(target_arch = "x86_64")]
+mod ymm {
+    use super::{KB, MB, NR, QMatrix, QRows};
+    use std::arch::x86_64::*;
+    use std::cell::RefCell;
+
+    /// Rows of an AVX2 micro-tile. The inner loop holds 2·MR i32 accumulators, two weight
+    /// vectors and a broadcast in the 16 registers (the f32 sums wait outside it); measured
+    /// here, 4 rows beat 3, 5 and 6 (60 GMAC/s per core: one `vpmaddwd` and one `vpaddd` per
+    /// 16 products, about all three vector ports give).
+    const MR_AVX2: usize = 4;
+    /// Rows of an AVX-VNNI micro-tile (6 measured best: 150 GMAC/s against 135 with 3 or 4).
+    const MR_VNNI: usize = 6;
+    /// Outputs of a micro-tile.
+    const HR: usize = NR / 2;
+
+    thread_local! {
+        /// One block of rows of activations widened to i16, reused across products.
+        static WIDE: RefCell<Vec<i16>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Runs `tile::<R>` over every micro-tile of rows `r0..r_end`, half panel by half panel.
+    macro_rules! tiles {
+        ($tile:ident, $mr:expr, $r0:expr, $r_end:expr, $n:expr, ($($arg:expr),*)) => {
+            for hp in 0..$n.div_ceil(HR) {
+                let mut r = $r0;
+                while r < $r_end {
+                    let rows = ($r_end - r).min($mr);
+                    match rows {
+                        6 => $tile::<6>($($arg,)* r, hp),
+                        5 => $tile::<5>($($arg,)* r, hp),
+                        4 => $tile::<4>($($arg,)* r, hp),
+                        3 => $tile::<3>($($arg,)* r, hp),
+                        2 => $tile::<2>($($arg,)* r, hp),
+                        _ => $tile::<1>($($arg,)* r, hp),
+                    }
+                    r += rows;
+                }
+            }
+        };
+    }
+
+    /// AVX2: activations (u8) and weights (i8) widened to i16, `vpmaddwd` sums two products
+    /// into each i32 lane exactly (at most 2 × 255 × 128), `vpaddd` accumulates. (`vpmaddubsw`
+    /// would take the bytes as they are but saturates its i16 pair sums: 255·127 + 255·127 does
+    /// not fit, and the activations do reach 255.)
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn avx2(a: &QRows, w: &QMatrix, bias: &[f32], y: &mut [f32]) {
+        let wide = w.wide();
+        let kp = a.kp;
+        let mut buf = WIDE.take();
+        let mut r0 = 0;
+        while r0 < a.rows {
+            let r_end = (r0 + MB).min(a.rows);
+            buf.clear();
+            buf.extend(a.data[r0 * kp..r_end * kp].iter().map(|&u| i16::from(u)));
+            // SAFETY: the caller checked AVX2 and FMA; rows r0..r_end of `buf` hold rows
+            // r0..r_end of `a`; half panels stay inside `wide` (see `tile_avx2`).
+            unsafe {
+                tiles!(
+                    tile_avx2,
+                    MR_AVX2,
+                    r0,
+                    r_end,
+                    w.n,
+                    (a, &buf, r0, w, wide, bias, y)
+                )
+            };
+            r0 = r_end;
+        }
+        WIDE.set(buf);
+    }
+
+    /// AVX-VNNI: `vpdpbusd` on 256-bit registers, reading the VNNI packing directly.
+    #[target_feature(enable = "avx2,fma,avxvnni")]
+    pub(super) unsafe fn avxvnni(a: &QRows, w: &QMatrix, bias: &[f32], y: &mut [f32]) {
+        let mut r0 = 0;
+        while r0 < a.rows {
+            let r_end = (r0 + MB).min(a.rows);
+            // SAFETY: the caller checked the features; tiles stay inside `a` and `w`.
+            unsafe { tiles!(tile_avxvnni, MR_VNNI, r0, r_end, w.n, (a, w, bias, y)) };
+            r0 = r_end;
+        }
+    }
+
+    /// `R` rows from row `r` (row `r - r0` of `aw`, the widened block) × half panel `hp`.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a micro-tile names its operands and its place"
+    )]
+    unsafe fn tile_avx2<const R: usize>(
+        a: &QRows,
+        aw: &[i16],
+        r0: usize,
+        w: &QMatrix,
+        wide: &[i16],
+        bias: &[f32],
+        y: &mut [f32],
+        r: usize,
+        hp: usize,
+    ) {
+        let kp = w.kp;
+        let blocks = kp / KB;
+        debug_assert!(aw.len() >= (r - r0 + R) * kp && wide.len() >= (hp + 1) * HR * kp);
+        // SAFETY: rows r..r+R are inside `aw` (asserted in debug; the caller's bounds) and `a`;
+        // half panel hp holds HR·kp weights inside `wide`, HR starts per block inside
+        // `w.start`; loads of 4 bytes at pair t stay below kp.
+        unsafe {
+            let mut sum = [[_mm256_setzero_ps(); 2]; R];
+            let wp = wide.as_ptr().add(hp * HR * kp);
+            let ap = aw.as_ptr().add((r - r0) * kp);
+            for b in 0..blocks {
+                let mut acc = start::<R>(w, hp, b);
+                for t in b * KB / 2..(b + 1) * KB / 2 {
+                    let w0 = _mm256_loadu_si256(wp.add(t * 2 * HR).cast());
+                    let w1 = _mm256_loadu_si256(wp.add(t * 2 * HR + 16).cast());
+                    for (i, row) in acc.iter_mut().enumerate() {
+                        let v = _mm256_set1_epi32(
+                            ap.add(i * kp + t * 2).cast::<i32>().read_unaligned(),
+                        );
+                        row[0] = _mm256_add_epi32(row[0], _mm256_madd_epi16(v, w0));
+                        row[1] = _mm256_add_epi32(row[1], _mm256_madd_epi16(v, w1));
+                    }
+                }
+                fold(&mut sum, &acc, a, r, b);
+            }
+            store(&sum, w, bias, y, r, hp);
+        }
+    }
+
+    /// `R` rows from row `r` × half panel `hp`, on `vpdpbusd`.
+    #[target_feature(enable = "avx2,fma,avxvnni")]
+    unsafe fn tile_avxvnni<const R: usize>(
+        a: &QRows,
+        w: &QMatrix,
+        bias: &[f32],
+        y: &mut [f32],
+        r: usize,
+        hp: usize,
+    ) {
+        let kp = w.kp;
+        let blocks = kp / KB;
+        // SAFETY: rows r..r+R of `a` (kp bytes each) and half hp % 2 of panel hp / 2 of
+        // `w.packed` (64 of each group's NR·4 bytes) are inside their buffers.
+        unsafe {
+            let mut sum = [[_mm256_setzero_ps(); 2]; R];
+            let wp = w.packed.as_ptr().add(hp / 2 * NR * kp + hp % 2 * HR * 4);
+            let ap = a.data.as_ptr().add(r * kp);
+            for b in 0..blocks {
+                let mut acc = start::<R>(w, hp, b);
+                for g in b * KB / 4..(b + 1) * KB / 4 {
+                    let w0 = _mm256_loadu_si256(wp.add(g * NR * 4).cast());
+                    let w1 = _mm256_loadu_si256(wp.add(g * NR * 4 + 32).cast());
+                    for (i, row) in acc.iter_mut().enumerate() {
+                        let v = _mm256_set1_epi32(
+                            ap.add(i * kp + g * 4).cast::<i32>().read_unaligned(),
+                        );
+                        row[0] = _mm256_dpbusd_avx_epi32(row[0], v, w0);
+                        row[1] = _mm256_dpbusd_avx_epi32(row[1], v, w1);
+                    }
+                }
+                fold(&mut sum, &acc, a, r, b);
+            }
+            store(&sum, w, bias, y, r, hp);
+        }
+    }
+
+    /// Accumulators of `R` rows for block `b` of half panel `hp`, at the block's offset term.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn start<const R: usize>(w: &QMatrix, hp: usize, b: usize) -> [[__m256i; 2]; R] {
+        let blocks = w.kp / KB;
+        // SAFETY: panel hp / 2 has `blocks` × NR starts; this half's 16 are inside them.
+        unsafe {
+            let st = w
+                .start
+                .as_ptr()
+                .add((hp / 2 * blocks + b) * NR + hp % 2 * HR);
+            let s0 = _mm256_loadu_si256(st.cast());
+            let s1 = _mm256_loadu_si256(st.add(8).cast());
+            [[s0, s1]; R]
+        }
+    }
+
+    /// Adds block `b`'s integer sums to the f32 sums at each row's scale for the block.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn fold<const R: usize>(
+        sum: &mut [[__m256; 2]; R],
+        acc: &[[__m256i; 2]; R],
+        a: &QRows,
+        r: usize,
+        b: usize,
+    ) {
+        let blocks = a.kp / KB;
+        for i in 0..R {
+            let sa = _mm256_set1_ps(a.scale[(r + i) * blocks + b]);
+            for h in 0..2 {
+                sum[i][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][h]), sa, sum[i][h]);
+            }
+        }
+    }
+
+    /// `y = sum · scale_out + bias` for `R` rows × half panel `hp`, masked at the matrix's edge.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store<const R: usize>(
+        sum: &[[__m256; 2]; R],
+        w: &QMatrix,
+        bias: &[f32],
+        y: &mut [f32],
+        r: usize,
+        hp: usize,
+    ) {
+        let n = w.n;
+        let c0 = hp * HR;
+        let cols = (n - c0).min(HR);
+        for (h, c) in [c0, c0 + 8].into_iter().enumerate() {
+            let width = cols.saturating_sub(h * 8).min(8);
+            if width == 0 {
+                continue;
+            }
+            let mask = _mm256_cmpgt_epi32(
+                _mm256_set1_epi32(width as i32),
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+            );
+            // SAFETY: the mask keeps loads and stores to outputs c..c+width < n, inside
+            // `w.scale`, `bias` and rows r..r+R of `y`.
+            unsafe {
+                let scale = _mm256_maskload_ps(w.scale.as_ptr().add(c), mask);
+                let b = _mm256_maskload_ps(bias.as_ptr().add(c), mask);
+                for (i, row) in sum.iter().enumerate() {
+                    let out = y.as_mut_ptr().add((r + i) * n + c);
+                    _mm256_maskstore_ps(out, mask, _mm256_fmadd_ps(row[h], scale, b));
+                }
+            }
+        }
+    }
+}
+
+/// Arm's dot product: `sdot` (i8 × i8, four products into each i32 lane). Activations are u8
+/// with a +128 offset, so the kernel flips their top bit (u8 − 128 as i8) and sums
+/// (u8 − 128) × w from zero: exactly `start` + Σ u8 × w, since `start` = −128 Σ w. (`usdot`
+/// takes u8 × i8 as they are but needs the i8mm extension, which Apple M1 and Graviton 2 lack;
+/// `sdot` needs only the dot product, and the flip costs one `eor` per 16 activations.)
+/// Micro-tiles of `MR` rows × half a panel (16 outputs: four 4-lane vectors), the VNNI packing
+/// read as is.
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{KB, NR, QMatrix, QRows};
+    use std::arch::aarch64::*;
+    use std::arch::asm;
+
+    /// Rows of a micro-tile: 4·MR i32 accumulators, 4·MR f32 sums, four weight vectors and
+    /// MR activation vectors fill the 32 registers.
+    const MR: usize = 3;
+    /// Outputs of a micro-tile.
+    const HR: usize = NR / 2;
+    /// Rows of activations kept hot while the weight panels stream past them.
+    const MB: usize = 60;
+
+    /// Blocks of `MB` rows; inside a block every half panel; inside it, micro-tiles of `MR` rows.
+    #[target_feature(enable = "neon,dotprod")]
+    pub(super) unsafe fn dotprod(a: &QRows, w: &QMatrix, bias: &[f32], y: &mut [f32]) {
+        let mut r0 = 0;
+        while r0 < a.rows {
+            let r_end = (r0 + MB).min(a.rows);
+            for hp in 0..w.n.div_ceil(HR) {
+                let mut r = r0;
+                while r < r_end {
+                    let rows = (r_end - r).min(MR);
+                    // SAFETY: the caller checked dotprod; rows r..r+rows are inside `a` and
+                    // `y`, half panel hp inside the packed weights.
+                    unsafe {
+                        match rows {
+                            3 => tile::<3>(a, w, bias, y, r, hp),
+                            2 => tile::<2>(a, w, bias, y, r, hp),
+                            _ => tile::<1>(a, w, bias, y, r, hp),
+                        }
+                    }
+                    r += rows;
+                }
+            }
+            r0 = r_end;
+        }
+    }
+
+    /// `acc += Σ_j w[4·i + j] × a[4·L + j]` for each lane i: `sdot` by element. (Its intrinsic,
+    /// `vdotq_laneq_s32`, is not stable in Rust 1.95; the instruction in `asm!` is.)
+    #[target_feature(enable = "neon,dotprod")]
+    #[inline]
+    fn sdot<const L: i32>(acc: int32x4_t, w: int8x16_t, a: int8x16_t) -> int32x4_t {
+        let mut acc = acc;
+        // SAFETY: a register-only instruction of the dotprod extension, which this function
+        // requires.
+        unsafe {
+            asm!(
+                "sdot {acc:v}.4s, {w:v}.16b, {a:v}.4b[{l}]",
+                acc = inout(vreg) acc,
+                w = in(vreg) w,
+                a = in(vreg) a,
+                l = const L,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        acc
+    }
+
+    /// One group of 4 inputs (lane `L` of each row's activation vector) × 16 outputs.
+    #[target_feature(enable = "neon,dotprod")]
+    #[inline]
+    fn group<const L: i32, const R: usize>(
+        acc: &mut [[int32x4_t; 4]; R],
+        wv: &[int8x16_t; 4],
+        av: &[int8x16_t; R],
+    ) {
+        for (row, &a) in acc.iter_mut().zip(av) {
+            for (v, &w) in row.iter_mut().zip(wv) {
+                *v = sdot::<L>(*v, w, a);
+            }
+        }
+    }
+
+    /// `R` rows from row `r` × half panel `hp`.
+    #[target_feature(enable = "neon,dotprod")]
+    unsafe fn tile<const R: usize>(
+        a: &QRows,
+        w: &QMatrix,
+        bias: &[f32],
+        y: &mut [f32],
+        r: usize,
+        hp: usize,
+    ) {
+        let (n, kp) = (w.n, w.kp);
+        let blocks = kp / KB;
+        let flip = vdupq_n_u8(0x80);
+        let mut sum = [[vdupq_n_f32(0.0); 4]; R];
+        // SAFETY: rows r..r+R of `a` (kp bytes each; 16-byte loads at multiples of 16 below
+        // kp) and half hp % 2 of panel hp / 2 of `w.packed` (64 of each group's NR·4 bytes)
+        // are inside their buffers.
+        unsafe {
+            let wp = w.packed.as_ptr().add(hp / 2 * NR * kp + hp % 2 * HR * 4);
+            let ap = a.data.as_ptr().add(r * kp);
+            for b in 0..blocks {
+                let mut acc = [[vdupq_n_s32(0); 4]; R];
+                for q in (b * KB..(b + 1) * KB).step_by(16) {
+                    let mut av = [vdupq_n_s8(0); R];
+                    for (i, v) in av.iter_mut().enumerate() {
+                        *v = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(ap.add(i * kp + q)), flip));
+                    }
+                    let load = |g: usize| -> [int8x16_t; 4] {
+                        let p = wp.add(g * NR * 4);
+                        [
+                            vld1q_s8(p),
+                            vld1q_s8(p.add(16)),
+                            vld1q_s8(p.add(32)),
+                            vld1q_s8(p.add(48)),
+                        ]
+                    };
+                    let g = q / 4;
+                    group::<0, R>(&mut acc, &load(g), &av);
+                    group::<1, R>(&mut acc, &load(g + 1), &av);
+                    group::<2, R>(&mut acc, &load(g + 2), &av);
+                    group::<3, R>(&mut acc, &load(g + 3), &av);
+                }
+                for (i, (s, row)) in sum.iter_mut().zip(&acc).enumerate() {
+                    let sa = vdupq_n_f32(a.scale[(r + i) * blocks + b]);
+                    for (s, &v) in s.iter_mut().zip(row) {
+                        *s = vfmaq_f32(*s, vcvtq_f32_s32(v), sa);
+                    }
+                }
+            }
+            // y = sum · scale_out + bias, 4 outputs at a time (lane by lane at the edge).
+            let c0 = hp * HR;
+            let cols = (n - c0).min(HR);
+            for j in 0..4 {
+                let c = c0 + j * 4;
+                let width = cols.saturating_sub(j * 4).min(4);
+                if width == 4 {
+                    let scale = vld1q_f32(w.scale.as_ptr().add(c));
+                    let bv = vld1q_f32(bias.as_ptr().add(c));
+                    for (i, row) in sum.iter().enumerate() {
+                        vst1q_f32(
+                            y.as_mut_ptr().add((r + i) * n + c),
+                            vfmaq_f32(bv, row[j], scale),
+                        );
+                    }
+                } else if width > 0 {
+                    for (i, row) in sum.iter().enumerate() {
+                        let mut f = [0f32; 4];
+                        vst1q_f32(f.as_mut_ptr(), row[j]);
+                        for l in 0..width {
+                            y[(r + i) * n + c + l] = f[l].mul_add(w.scale[c + l], bias[c + l]);
+                        }
+                    }
                 }
             }
         }
@@ -528,6 +1108,155 @@ mod tests {
                 // Two 8-bit roundings per term: error well under 2% of the row's magnitude.
                 let tol = 0.02 * (k as f32).sqrt() * 0.1 + 1e-3;
                 assert!((f - e).abs() < tol, "{m}×{n}×{k} at {i}: {f} vs {e}");
+            }
+        }
+    }
+
+    /// Activations given as bytes (rows padded with the zero point), every block's scale 1.
+    fn raw_rows(u: &[u8], m: usize, k: usize) -> QRows {
+        let kp = k.div_ceil(KB) * KB;
+        let mut data = vec![128u8; m * kp];
+        for r in 0..m {
+            data[r * kp..r * kp + k].copy_from_slice(&u[r * k..(r + 1) * k]);
+        }
+        QRows {
+            data,
+            scale: vec![1.0; m * kp / KB],
+            kp,
+            rows: m,
+        }
+    }
+
+    /// Runs every vector kernel this CPU has against the portable loop: the same f32 outputs,
+    /// bit for bit. Returns the kernels checked.
+    fn same_as_portable(a: &QRows, w: &QMatrix, bias: &[f32], what: &str) -> Vec<Kernel> {
+        let (m, n) = (a.rows, w.n);
+        let mut want = vec![f32::NAN; m * n];
+        product(Kernel::Portable, a, w, bias, &mut want);
+        let mut checked = Vec::new();
+        for kernel in KERNELS {
+            if kernel == Kernel::Portable || !kernel.available() {
+                continue;
+            }
+            let mut got = vec![f32::NAN; m * n];
+            product(kernel, a, w, bias, &mut got);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            if bits(&got) != bits(&want) {
+                let at = (0..m * n).find(|&i| got[i].to_bits() != want[i].to_bits());
+                let at = at.unwrap_or(0);
+                panic!(
+                    "{kernel:?} differs from the portable loop on {what} ({m}×{n}×{}): \
+                     output {at} (row {}, col {}) is {} instead of {}",
+                    w.k,
+                    at / n,
+                    at % n,
+                    got[at],
+                    want[at]
+                );
+            }
+            checked.push(kernel);
+        }
+        checked
+    }
+
+    /// Every kernel this CPU runs gives the portable loop's integers: raw bytes over the whole
+    /// u8 × i8 range (0/255 and −128/127 included; unit scales, so each output is the exact
+    /// integer sum, checked against i64 arithmetic too) and quantised random floats, in shapes
+    /// that cut micro-tiles, panels, half panels, 64-input blocks and 60-row blocks.
+    #[test]
+    fn every_kernel_gives_the_portable_integers() {
+        let mut s = 11u64;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 33) as u32
+        };
+        let shapes = [
+            (1, 1, 1),
+            (2, 3, 5),
+            (4, 17, 63),
+            (5, 33, 65),
+            (7, 48, 130),
+            (3, 100, 200),
+            (61, 40, 64),
+            (67, 97, 300),
+            (6, 16, 4),
+        ];
+        let mut checked = Vec::new();
+        for &(m, n, k) in &shapes {
+            for fill in 0..5 {
+                let (u, q): (Vec<u8>, Vec<i8>) = match fill {
+                    // Anything.
+                    0 => (
+                        (0..m * k).map(|_| next() as u8).collect(),
+                        (0..n * k).map(|_| next() as i8).collect(),
+                    ),
+                    // Only the extremes, mixed.
+                    1 => (
+                        (0..m * k).map(|_| [0, 255][next() as usize % 2]).collect(),
+                        (0..n * k)
+                            .map(|_| [-128, 127][next() as usize % 2])
+                            .collect(),
+                    ),
+                    // The largest sums either way: 255 × 127, 255 × −128, 0 × −128.
+                    2 => (vec![255; m * k], vec![127; n * k]),
+                    3 => (vec![255; m * k], vec![-128; n * k]),
+                    _ => (vec![0; m * k], vec![-128; n * k]),
+                };
+                let w = QMatrix::pack(&q, vec![1.0; n], n, k);
+                let a = raw_rows(&u, m, k);
+                let bias = vec![0.0; n];
+                let what = format!("bytes (fill {fill})");
+                checked = same_as_portable(&a, &w, &bias, &what);
+                let mut y = vec![0f32; m * n];
+                product(Kernel::Portable, &a, &w, &bias, &mut y);
+                for r in 0..m {
+                    for o in 0..n {
+                        let exact: i64 = (0..k)
+                            .map(|i| (i64::from(u[r * k + i]) - 128) * i64::from(q[o * k + i]))
+                            .sum();
+                        assert_eq!(y[r * n + o], exact as f32, "{what} at {r}, {o}");
+                    }
+                }
+            }
+            // Quantised floats with their real scales and a bias.
+            let x: Vec<f32> = (0..m * k).map(|_| next() as f32 / 2e9 - 1.0).collect();
+            let wf: Vec<f32> = (0..n * k).map(|_| next() as f32 / 2e10 - 0.1).collect();
+            let bias: Vec<f32> = (0..n).map(|_| next() as f32 / 2e9 - 1.0).collect();
+            let w = QMatrix::new(&wf, n, k);
+            let mut a = QRows::default();
+            a.quantize(&x, m, k);
+            same_as_portable(&a, &w, &bias, "quantised floats");
+        }
+        eprintln!("int8 kernels checked against the portable loop: {checked:?}");
+        // `MINDEX_TEST_KERNELS` (e.g. `dotprod` under qemu) names kernels that must have run.
+        for name in std::env::var("MINDEX_TEST_KERNELS")
+            .unwrap_or_default()
+            .split(',')
+        {
+            let name = name.trim();
+            assert!(
+                name.is_empty() || checked.iter().any(|k| k.name() == name),
+                "kernel {name} was not checked: this CPU runs {checked:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_forced_kernel_is_checked() {
+        assert_eq!(choose_kernel(None), Ok(best_kernel()));
+        assert_eq!(choose_kernel(Some(" ")), Ok(best_kernel()));
+        assert_eq!(choose_kernel(Some("Portable")), Ok(Kernel::Portable));
+        let e = choose_kernel(Some("sse")).unwrap_err();
+        assert!(e.contains("unknown int8 kernel \"sse\""), "{e}");
+        for k in KERNELS {
+            let got = choose_kernel(Some(k.name()));
+            if k.available() {
+                assert_eq!(got, Ok(k));
+            } else {
+                let e = got.unwrap_err();
+                assert!(e.contains("cannot run the") && e.contains(k.needs()), "{e}");
             }
         }
     }
