@@ -6075,6 +6075,24 @@ OFFTOPIC = [
     "what are the symptoms of vitamin D deficiency?",
     "when should I prune tomato plants?",
     "what is the time complexity of Dijkstra's algorithm with a Fibonacci heap?",
+    # Near the vault's domain (engineering at the same company), about things it never mentions:
+    # they share words like release, token, policy or services with its notes.
+    "how do we configure the Kafka consumer group for the billing events topic?",
+    "what did we decide about GraphQL federation for the mobile app?",
+    "why did we choose Snowflake over BigQuery for the data warehouse?",
+    "how do I get access to the Tableau finance dashboards?",
+    "what's the Android release train schedule?",
+    "how do we handle GDPR data deletion requests?",
+    "steps to rotate the Okta SCIM provisioning token",
+    "did we benchmark gRPC against REST for internal service calls?",
+    "how do we clean up stale LaunchDarkly feature flags?",
+    "who is on the hiring panel for the iOS engineer role?",
+    "what's our S3 lifecycle policy for old database backups?",
+    "how do I set up Istio mutual TLS between services?",
+    "what came out of the Datadog cost review?",
+    "how do we run schema migrations in the Django monolith?",
+    "which Celery queues does the email worker consume?",
+    "what is the parental leave policy?",
 ]
 
 # ==============================================================================================

@@ -464,6 +464,27 @@ impl Out {
                 }
             }
         }
+        for m in &r.scores {
+            if let Some(c) = &m.relevance {
+                let _ = write!(
+                    s,
+                    "\nrelevance of the first hit ({}): on-topic ≥ 0.5 for {:.1}% (median {:.2})",
+                    format!("{:?}", m.mode).to_lowercase(),
+                    c.on_topic_at_least_half * 100.0,
+                    c.on_topic_median
+                );
+                if let (Some(under), Some(max)) = (c.off_topic_under_half, c.off_topic_max) {
+                    let _ = write!(
+                        s,
+                        "; off-topic < 0.5 for {:.1}% of {} (highest {:.2})",
+                        under * 100.0,
+                        c.off_topic_queries,
+                        max
+                    );
+                }
+                s.push('\n');
+            }
+        }
         emit(&s)
     }
 

@@ -16,6 +16,9 @@ use serde_json::Value;
 /// nDCG@10 floors (measured 0.639 / 0.633, less 0.03).
 const FLOOR_BM25: f64 = 0.60;
 const FLOOR_HYBRID: f64 = 0.60;
+/// Shares of first hits on the right side of 0.5 (measured 0.946 and 0.962, benches/README.md).
+const FLOOR_ON_TOPIC: f64 = 0.90;
+const FLOOR_OFF_TOPIC: f64 = 0.90;
 
 #[test]
 fn the_hard_agent_set_holds_its_floor() {
@@ -68,4 +71,18 @@ fn the_hard_agent_set_holds_its_floor() {
         hybrid >= FLOOR_HYBRID,
         "hybrid {hybrid:.4} below its floor {FLOOR_HYBRID}"
     );
+    // Relevance means match strength: on-topic questions' first hits reach 0.5, questions the
+    // vault cannot answer (offtopic.jsonl: ten far from it, sixteen in its trade) stay under.
+    let hybrid_scores = report["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mode"] == "hybrid")
+        .unwrap();
+    let rel = &hybrid_scores["relevance"];
+    eprintln!("hard agent set, first hit's relevance: {rel}");
+    let share = |k: &str| rel[k].as_f64().unwrap_or_else(|| panic!("no {k} in {rel}"));
+    assert!(rel["off_topic_queries"].as_u64() >= Some(26), "{rel}");
+    assert!(share("on_topic_at_least_half") >= FLOOR_ON_TOPIC, "{rel}");
+    assert!(share("off_topic_under_half") >= FLOOR_OFF_TOPIC, "{rel}");
 }

@@ -54,6 +54,47 @@ pub struct EvalScores {
     /// The same figures per query `category` (a field of `queries.jsonl`), when queries have one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub by_category: Vec<CategoryScores>,
+    /// Whether the first hit's relevance means match strength (hybrid mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<RelevanceCheck>,
+}
+
+/// The relevance ([`crate::query::relevance`]) of each query's first hit: judged queries are on
+/// topic, the queries of `offtopic.jsonl` beside `queries.jsonl` (when there is one) are
+/// questions the collection cannot answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct RelevanceCheck {
+    /// Fraction of judged queries whose first hit has relevance ≥ 0.5.
+    pub on_topic_at_least_half: f64,
+    /// Median relevance of the judged queries' first hits.
+    pub on_topic_median: f64,
+    /// Off-topic queries run.
+    pub off_topic_queries: usize,
+    /// Fraction of off-topic queries whose first hit (if any) has relevance < 0.5 (none without
+    /// off-topic queries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off_topic_under_half: Option<f64>,
+    /// The highest relevance of an off-topic query's first hit (0 when none returned a hit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off_topic_max: Option<f64>,
+}
+
+impl RelevanceCheck {
+    fn of(on_topic: &[f32], off_topic: &[f32]) -> RelevanceCheck {
+        let share = |v: &[f32], f: &dyn Fn(f32) -> bool| {
+            v.iter().filter(|x| f(**x)).count() as f64 / v.len().max(1) as f64
+        };
+        let mut sorted = on_topic.to_vec();
+        sorted.sort_by(f32::total_cmp);
+        RelevanceCheck {
+            on_topic_at_least_half: share(on_topic, &|x| x >= 0.5),
+            on_topic_median: sorted.get(sorted.len() / 2).map_or(0.0, |&x| f64::from(x)),
+            off_topic_queries: off_topic.len(),
+            off_topic_under_half: (!off_topic.is_empty()).then(|| share(off_topic, &|x| x < 0.5)),
+            off_topic_max: (!off_topic.is_empty())
+                .then(|| off_topic.iter().fold(0.0, |m: f64, &x| m.max(f64::from(x)))),
+        }
+    }
 }
 
 /// Figures for the queries of one category.
@@ -308,15 +349,18 @@ type Judged<'a> = (String, String, String, &'a HashMap<String, f64>);
 fn score_rankings(
     mode: EvalMode,
     judged: &[Judged<'_>],
-    mut ranked_for: impl FnMut(&str, &str) -> Result<Vec<String>>,
+    off_topic: &[f32],
+    mut ranked_for: impl FnMut(&str, &str) -> Result<Ranked>,
     progress: &dyn Progress,
 ) -> Result<EvalScores> {
+    let mut tops = Vec::new();
     let mut sums = [0f64; 4];
     let mut cats: std::collections::BTreeMap<&str, (usize, [f64; 3])> = Default::default();
     let t = Instant::now();
     progress.start(&format!("{mode:?}").to_lowercase(), judged.len() as u64);
     for (id, text, category, judgments) in judged {
-        let ranked = ranked_for(id, text)?;
+        let (ranked, top) = ranked_for(id, text)?;
+        tops.extend(top);
         let best = judgments.values().copied().fold(f64::MIN, f64::max);
         let figures = [
             ndcg(&ranked, judgments, 10),
@@ -364,8 +408,13 @@ fn score_rankings(
                 }
             })
             .collect(),
+        relevance: (!tops.is_empty()).then(|| RelevanceCheck::of(&tops, off_topic)),
     })
 }
+
+/// A query's ranking (collection ids, best first) and its first hit's relevance, where the mode
+/// gives one.
+type Ranked = (Vec<String>, Option<f32>);
 
 /// Runs the harness. `work_dir` must be an empty (or missing) folder: the vault is written there.
 /// Vector and hybrid modes need `embedder`. With `run`, a TREC run file computed elsewhere (a
@@ -447,12 +496,21 @@ pub fn evaluate(
             judgments.get(&id).map(|j| (id, text, category, j))
         })
         .collect();
+    // Questions the collection cannot answer: `offtopic.jsonl` beside the queries.
+    let off_topic: Vec<String> = match files.queries.parent().map(|d| d.join("offtopic.jsonl")) {
+        Some(p) if p.is_file() => read_jsonl(&p)?
+            .iter()
+            .filter_map(|q| q["text"].as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut scores = Vec::new();
     if let Some(runs) = &run_rankings {
         scores.push(score_rankings(
             EvalMode::Run,
             &judged,
-            |id, _| Ok(runs.get(id).cloned().unwrap_or_default()),
+            &[],
+            |id, _| Ok((runs.get(id).cloned().unwrap_or_default(), None)),
             progress,
         )?);
     }
@@ -461,7 +519,8 @@ pub fn evaluate(
             limit: 100,
             all_chunks: false,
         };
-        let ranked_for = |_: &str, text: &str| -> Result<Vec<String>> {
+        let ranked_for = |_: &str, text: &str| -> Result<Ranked> {
+            let mut top = None;
             let paths: Vec<String> = match mode {
                 EvalMode::Bm25 => vault
                     .lexical()?
@@ -485,21 +544,26 @@ pub fn evaluate(
                     let mut subs = SubQuery::hybrid(text);
                     subs[0].weight = fusion.lex_weight;
                     subs[1].weight = fusion.vec_weight;
-                    vault
-                        .query(embedder, &subs, &qo)?
-                        .hits
-                        .into_iter()
-                        .map(|h| h.hit.path)
-                        .collect()
+                    let hits = vault.query(embedder, &subs, &qo)?.hits;
+                    top = Some(hits.first().map_or(0.0, |h| h.hit.score));
+                    hits.into_iter().map(|h| h.hit.path).collect()
                 }
                 EvalMode::Run => Vec::new(),
             };
-            Ok(paths
+            let ids = paths
                 .into_iter()
                 .filter_map(|p| id_of.get(&p).cloned())
-                .collect())
+                .collect();
+            Ok((ids, top))
         };
-        scores.push(score_rankings(mode, &judged, ranked_for, progress)?);
+        let off: Vec<f32> = match mode {
+            EvalMode::Hybrid => off_topic
+                .iter()
+                .map(|text| Ok(ranked_for("", text)?.1.unwrap_or(0.0)))
+                .collect::<Result<_>>()?,
+            _ => Vec::new(),
+        };
+        scores.push(score_rankings(mode, &judged, &off, &ranked_for, progress)?);
     }
     Ok(EvalReport {
         documents: docs.len(),

@@ -196,12 +196,67 @@ pub struct Explain {
     /// The blended score after reranking.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_score: Option<f32>,
+    /// Rank agreement in [0, 1]: the fused score over the best possible one (first in every
+    /// list that returned something, plus the top-rank bonus). 1.0 means every retriever put
+    /// the note first, however weakly it matches.
+    pub agreement: f32,
+    /// The evidence the hit's relevance is computed from ([`relevance`]).
+    pub evidence: Evidence,
 }
 
-/// A hit of a hybrid query. `hit.score` is its relevance in [0, 1]: the fused score divided by
-/// the best possible one (first in every list that returned something, plus the top-rank
-/// bonus), so 1.0 means every retriever put the note first; after a rerank, the blended score
-/// (also in [0, 1]). [`Explain`] keeps the raw stage scores.
+/// What a hit's relevance is computed from: the retrievers' own evidence, never its rank.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Evidence {
+    /// The share of the query's distinct words (as analyzed: stop words dropped, stems) that
+    /// the note holds.
+    pub coverage: f32,
+    /// The best cosine similarity of the note's chunks to the query, when a vector sub-query
+    /// found the note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f32>,
+    /// The note holds every identifier the query names, exactly.
+    pub exact: bool,
+}
+
+/// Cosine (all-MiniLM-L6-v2) at or below which meaning is no evidence of a match: the best
+/// chunk of a note on another subject typically scores here, and off-topic questions' best hits
+/// score 0.1–0.45 in a vault of the same trade.
+pub const COSINE_NONE: f32 = 0.28;
+/// Cosine at or above which meaning alone is a clear match.
+pub const COSINE_CLEAR: f32 = 0.60;
+/// Share of the query's words a note holds at or below which words are no evidence of a match.
+pub const COVERAGE_NONE: f32 = 0.20;
+/// Share of the query's words at or above which words alone are a clear match.
+pub const COVERAGE_CLEAR: f32 = 0.80;
+/// The relevance of a note holding every identifier the query names, at least.
+pub const EXACT_RELEVANCE: f32 = 0.90;
+
+/// A hit's relevance in [0, 1]: how strongly it matches, from the retrievers' evidence, the
+/// same on every surface. Words and meaning are each mapped linearly between "no evidence" and
+/// "a clear match" ([`COVERAGE_NONE`]..[`COVERAGE_CLEAR`] of the query's words held,
+/// [`COSINE_NONE`]..[`COSINE_CLEAR`] cosine) and combined as independent evidence,
+/// `1 − (1 − words)(1 − meaning)`; a note holding every identifier the query names is at least
+/// [`EXACT_RELEVANCE`]. Calibrated on every dev set (benches/README.md): off-topic questions'
+/// best hits stay under 0.5, on-topic ones reach it.
+pub fn relevance(e: &Evidence) -> f32 {
+    let ramp = |x: f32, none: f32, clear: f32| ((x - none) / (clear - none)).clamp(0.0, 1.0);
+    let words = ramp(e.coverage, COVERAGE_NONE, COVERAGE_CLEAR);
+    let meaning = e
+        .cosine
+        .filter(|c| c.is_finite())
+        .map_or(0.0, |c| ramp(c, COSINE_NONE, COSINE_CLEAR));
+    let both = 1.0 - (1.0 - words) * (1.0 - meaning);
+    if e.exact {
+        both.max(EXACT_RELEVANCE)
+    } else {
+        both
+    }
+}
+
+/// A hit of a hybrid query. `hit.score` is its relevance in [0, 1], how strongly it matches
+/// ([`relevance`]: the words it holds, its cosine, an exact identifier), not its rank: hits are
+/// ordered by the fused ranking, so a later hit can match more strongly than an earlier one.
+/// [`Explain`] keeps the raw stage scores, the evidence and the rank agreement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryHit {
     /// The note and chunk (from the source that ranked it best).
@@ -210,6 +265,20 @@ pub struct QueryHit {
     /// Present when [`QueryOptions::explain`] is set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
+    /// What `hit.score` was computed from (shown by [`Explain::evidence`]).
+    #[serde(skip)]
+    pub(crate) evidence: Evidence,
+}
+
+impl QueryHit {
+    /// Sets the words' share of the evidence and recomputes the relevance from it.
+    pub(crate) fn set_coverage(&mut self, coverage: f32) {
+        self.evidence.coverage = coverage;
+        self.hit.score = relevance(&self.evidence);
+        if let Some(e) = self.explain.as_mut() {
+            e.evidence = self.evidence;
+        }
+    }
 }
 
 /// The answer to a hybrid query.
@@ -320,11 +389,25 @@ pub(crate) fn fuse(
         .enumerate()
         .map(|(i, mut acc)| {
             acc.hit.exact = acc.exact;
-            acc.hit.score = if best_possible > 0.0 {
+            let agreement = if best_possible > 0.0 {
                 (acc.score / best_possible).clamp(0.0, 1.0)
             } else {
                 0.0
             };
+            let cosine = acc
+                .sources
+                .iter()
+                .filter(|s| s.kind == SubQueryKind::Vec)
+                .map(|s| s.score)
+                .reduce(f32::max);
+            // The words' share is filled in by the vault (it needs the index): until then the
+            // relevance stands on the cosine and exact match alone.
+            let evidence = Evidence {
+                coverage: 0.0,
+                cosine,
+                exact: acc.exact,
+            };
+            acc.hit.score = relevance(&evidence);
             QueryHit {
                 explain: opts.explain.then(|| Explain {
                     bonus: bonus_of(acc.best_rank),
@@ -333,7 +416,10 @@ pub(crate) fn fuse(
                     fused_rank: i + 1,
                     rerank_score: None,
                     final_score: None,
+                    agreement,
+                    evidence,
                 }),
+                evidence,
                 hit: acc.hit,
             }
         })
@@ -349,7 +435,6 @@ pub(crate) fn blend(hits: &mut Vec<QueryHit>, scores: &[f32], weight: f32) {
         .enumerate()
         .map(|(i, mut h)| {
             let final_score = weight / (i + 1) as f32 + (1.0 - weight) * scores[i];
-            h.hit.score = final_score;
             if let Some(e) = h.explain.as_mut() {
                 e.rerank_score = Some(scores[i]);
                 e.final_score = Some(final_score);
@@ -416,6 +501,32 @@ mod tests {
     }
 
     #[test]
+    fn relevance_is_match_strength() {
+        let r = |coverage: f32, cosine: Option<f32>, exact: bool| {
+            relevance(&Evidence {
+                coverage,
+                cosine,
+                exact,
+            })
+        };
+        // Nothing shared: nothing, whatever the rank.
+        assert_eq!(r(0.0, None, false), 0.0);
+        assert_eq!(r(0.2, Some(0.2), false), 0.0);
+        // An off-topic question's typical best hit: a common word, a cosine of another subject.
+        assert!(r(0.25, Some(0.35), false) < 0.5);
+        // Every word, or a clear meaning, is a clear match.
+        assert_eq!(r(1.0, None, false), 1.0);
+        assert_eq!(r(0.0, Some(0.7), false), 1.0);
+        // Moderate words and moderate meaning add up as independent evidence.
+        let (w, m) = (r(0.5, None, false), r(0.0, Some(0.44), false));
+        assert!((r(0.5, Some(0.44), false) - (1.0 - (1.0 - w) * (1.0 - m))).abs() < 1e-6);
+        assert!(r(0.5, Some(0.44), false) > w.max(m));
+        // An exact identifier is a strong match on its own; NaN is no evidence.
+        assert_eq!(r(0.0, None, true), EXACT_RELEVANCE);
+        assert_eq!(r(0.0, Some(f32::NAN), false), 0.0);
+    }
+
+    #[test]
     fn rrf_rewards_agreement_and_keeps_single_list_order() {
         let opts = QueryOptions {
             explain: true,
@@ -438,9 +549,12 @@ mod tests {
         assert_eq!(e.sources.len(), 2);
         assert_eq!(e.fused_rank, 1);
         assert!((e.fused_score - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-6);
-        // The hit's score is the fused score over the best possible one (first in both lists).
+        // Rank agreement is the fused score over the best possible one (first in both lists);
+        // the relevance stands on the evidence (here the cosine, 0.9: a clear match).
         let best = 2.0 / 61.0;
-        assert!((fused[0].hit.score - e.fused_score / best).abs() < 1e-6);
+        assert!((e.agreement - e.fused_score / best).abs() < 1e-6);
+        assert_eq!(e.evidence.cosine, Some(0.9));
+        assert_eq!(fused[0].hit.score, 1.0);
 
         // A single list keeps its order.
         let only = fuse(&[(0, SubQueryKind::Lex, 1.0, lex)], &opts);

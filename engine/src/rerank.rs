@@ -328,8 +328,25 @@ pub(crate) mod tests {
             .unwrap();
         assert_eq!(r.used, vec![Stage::Lex, Stage::Rerank]);
         assert_eq!(r.hits.len(), plain.hits.len().min(5));
+        // Ordered by the blended score; the relevance stays the match strength.
         for w in r.hits.windows(2) {
-            assert!(w[0].hit.score >= w[1].hit.score);
+            let final_of = |h: &crate::QueryHit| h.explain.as_ref().unwrap().final_score.unwrap();
+            assert!(final_of(&w[0]) >= final_of(&w[1]));
+        }
+        // A note's relevance is its evidence, whatever the reranker made of its place.
+        let deep = v
+            .query(
+                None,
+                &[SubQuery::lex("the connection pool")],
+                &QueryOptions {
+                    limit: 50,
+                    ..opts.clone()
+                },
+            )
+            .unwrap();
+        for h in &r.hits {
+            let same = deep.hits.iter().find(|p| p.hit.path == h.hit.path).unwrap();
+            assert_eq!(h.hit.score, same.hit.score, "{}", h.hit.path);
         }
         for h in &r.hits {
             let e = h.explain.as_ref().unwrap();

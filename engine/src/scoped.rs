@@ -934,9 +934,14 @@ mod tests {
             .unwrap();
         assert_eq!(owner[0].path, "drafts/Layoff Plan.md");
         let (with_hidden, _) = answer("quokka hunter2");
-        let (plain, _) = answer("quokka");
+        let (plain, _) = answer("quokka hunter3");
         assert_eq!(with_hidden[0].0, "work/active/Roadmap.md");
         assert_eq!(with_hidden[0], plain[0], "{with_hidden:?} {plain:?}");
+        // Relevance is match strength: the note holds one of the two words.
+        assert!(
+            with_hidden[0].1 < answer("quokka").0[0].1,
+            "{with_hidden:?}"
+        );
     }
 
     #[test]

@@ -112,7 +112,8 @@ typedef struct {
   // Line of the first match.
   uint64_t line;
   // Score (higher is better): BM25 for a search, cosine similarity for a vector search,
-  // relevance in [0, 1] for a hybrid query (1 = first in every ranking).
+  // relevance in [0, 1] for a hybrid query: match strength (near 1 a clear match, under 0.5 a
+  // weak one), not rank.
   float score;
   // The note holds every identifier the query names (`OPS-2291`) exactly; such notes rank
   // first.

@@ -61,7 +61,7 @@ struct PyHit {
     /// Line of the first match.
     line: u64,
     /// Score: BM25 for `search`, cosine similarity for `vsearch`, relevance in [0, 1] for
-    /// `query` (1 = first in every ranking).
+    /// `query`: match strength (near 1 a clear match, under 0.5 a weak one), not rank.
     score: f32,
     /// The note holds every identifier the query names (`OPS-2291`) exactly; such notes rank
     /// first.

@@ -18,7 +18,8 @@ pub mod search {
 ranked by keywords and meaning together (BM25, plus vectors once the vault is embedded). Use it \
 first, before answering anything about past decisions, prior work, people or the reasons behind \
 something: it is fast and calls no model. Each hit gives the note's path and line, its title, a \
-relevance from 0 to 1 (1 = first in every ranking; \"exact match\" when the note holds the \
+relevance from 0 to 1 saying how strongly it matches (near 1: the note holds your words or says \
+what you ask; under 0.5: a weak match, the vault may not cover it; \"exact match\" when the note holds the \
 identifier or ticket id you typed) and a snippet; read the note itself with `get`. Use `query` \
 instead to give the exact words and the meaning separately (an error code plus the symptom it \
 causes). Memories are not searched here: they come from `recall`. Notes the vault keeps from \

@@ -52,6 +52,33 @@ impl Vault {
         Ok(())
     }
 
+    /// Sets each hit's relevance from its evidence ([`crate::query::relevance`]): the share of
+    /// each sub-query's words the note holds (the best over sub-queries), with the cosine and
+    /// exact match fusion kept.
+    fn weigh_hits(&self, hits: &mut [QueryHit], subqueries: &[SubQuery]) -> Result<()> {
+        if hits.is_empty() {
+            return Ok(());
+        }
+        let lexical = self.lexical()?;
+        let paths: Vec<&str> = hits.iter().map(|h| h.hit.path.as_str()).collect();
+        let mut best = vec![0f32; hits.len()];
+        let mut texts: Vec<&str> = Vec::new();
+        for sq in subqueries {
+            if !sq.text.trim().is_empty() && !texts.contains(&sq.text.as_str()) {
+                texts.push(&sq.text);
+            }
+        }
+        for text in texts {
+            for (b, c) in best.iter_mut().zip(lexical.coverage(text, &paths)?) {
+                *b = b.max(c);
+            }
+        }
+        for (h, c) in hits.iter_mut().zip(best) {
+            h.set_coverage(c);
+        }
+        Ok(())
+    }
+
     /// Hybrid query: runs every sub-query and fuses the rankings (weighted RRF).
     ///
     /// Without an embedder, or without vectors for its model, vector sub-queries are skipped with
@@ -83,6 +110,7 @@ impl Vault {
         let Some(reranker) = reranker else {
             let mut hits = fuse(&lists, opts);
             self.fill_query_hits(&mut hits, subqueries, &lists, Syntax::Full)?;
+            self.weigh_hits(&mut hits, subqueries)?;
             return Ok(QueryResult {
                 hits,
                 used,
@@ -115,6 +143,7 @@ impl Vault {
         let scores = reranker.score(query_text, &refs)?;
         blend(&mut hits, &scores, opts.rerank_weight);
         hits.truncate(opts.limit);
+        self.weigh_hits(&mut hits, subqueries)?;
         if !used.is_empty() {
             used.push(Stage::Rerank);
         }
@@ -271,6 +300,7 @@ impl Vault {
                 && matches!(lexical.indexed_withheld(&h.hit.path), Ok(false))
         });
         hidden += before - hits.len();
+        self.weigh_hits(&mut hits, subqueries)?;
         let result = QueryResult {
             hits,
             used: ranked.used,
