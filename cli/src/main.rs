@@ -210,6 +210,10 @@ enum Command {
         force: bool,
         #[arg(long, help = docs::remember::DRY_RUN)]
         dry_run: bool,
+        /// Model folder (see `embed`); used when vectors exist, to refuse a memory that says
+        /// what a visible one already says.
+        #[arg(long, value_name = "DIR")]
+        model: Option<PathBuf>,
     },
     /// The memories that reach the caller, best first (ordered by QUERY when given).
     #[command(long_about = cli_words(docs::recall::TOOL, "`query` is the QUERY argument."))]
@@ -822,9 +826,16 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             supersedes,
             force,
             dry_run,
+            model,
         } => {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
+            // With vectors and the model, a paraphrase of a visible memory is refused too.
+            let embedder = if *force || vault.vector_status().is_none() {
+                None
+            } else {
+                load_model(model.as_deref()).ok()
+            };
             let input = mindex::MemoryInput {
                 title: title.clone(),
                 body: text_arg(body)?,
@@ -841,7 +852,9 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 shape_errors: Vec::new(),
                 via: Some(mindex::vault::Surface::Cli),
             };
-            let r = vault.scoped(&who).remember(&input)?;
+            let r = vault
+                .scoped(&who)
+                .remember(&input, embedder.as_ref().map(|m| m as &dyn mindex::Embedder))?;
             out.write_outcome(&r)?;
             if mindex::Outcome::refused(&r) {
                 return Ok(ExitCode::from(EXIT_REFUSED));

@@ -644,9 +644,14 @@ impl<'v> Scoped<'v> {
         self.vault.recall(&self.caller, opts, model)
     }
 
-    /// Records a memory for this caller ([`Vault::remember`]).
-    pub fn remember(&self, input: &MemoryInput) -> Result<Remembered> {
-        self.vault.remember(&self.caller, input)
+    /// Records a memory for this caller ([`Vault::remember_with`]): with `model`, a paraphrase
+    /// of a memory the caller can see is refused too.
+    pub fn remember(
+        &self,
+        input: &MemoryInput,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Remembered> {
+        self.vault.remember_with(&self.caller, input, model)
     }
 
     /// Records a work note for this caller ([`Vault::record_work`]).

@@ -306,15 +306,18 @@ mindex_error *mindex_vault_get(const mindex_vault *vault,
 // object with `title`, `body`, `confidence` and optionally `scope`, `projects`, `platforms`,
 // `verification`, `generality`, `links`, `supersedes`, `force`, `dry_run`. The outcome (JSON:
 // `recorded`, `path`, `refusal`, `message`, …) goes to `out`: a refusal is an outcome, not an
-// error; errors are I/O failures and bad arguments.
+// error; errors are I/O failures and bad arguments. With `embedder` (NULL: none) and vectors
+// for it, a memory that says what a visible one already says is refused too
+// (`refusal.by_meaning`).
 //
 // # Safety
-// `vault` live; strings as in the conventions; `out` valid for writes.
+// `vault` live; `embedder` NULL or live; strings as in the conventions; `out` valid for writes.
 mindex_error *mindex_vault_remember(const mindex_vault *vault,
                                     const uint8_t *caller,
                                     size_t caller_len,
                                     const uint8_t *input_json,
                                     size_t input_json_len,
+                                    const mindex_embedder *embedder,
                                     mindex_string **out);
 
 // The memories that reach `caller` (NULL: anonymous), best first, at most `limit`; ordered by

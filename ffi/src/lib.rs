@@ -754,10 +754,12 @@ unsafe fn caller_of(
 /// object with `title`, `body`, `confidence` and optionally `scope`, `projects`, `platforms`,
 /// `verification`, `generality`, `links`, `supersedes`, `force`, `dry_run`. The outcome (JSON:
 /// `recorded`, `path`, `refusal`, `message`, …) goes to `out`: a refusal is an outcome, not an
-/// error; errors are I/O failures and bad arguments.
+/// error; errors are I/O failures and bad arguments. With `embedder` (NULL: none) and vectors
+/// for it, a memory that says what a visible one already says is refused too
+/// (`refusal.by_meaning`).
 ///
 /// # Safety
-/// `vault` live; strings as in the conventions; `out` valid for writes.
+/// `vault` live; `embedder` NULL or live; strings as in the conventions; `out` valid for writes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mindex_vault_remember(
     vault: *const mindex_vault,
@@ -765,6 +767,7 @@ pub unsafe extern "C" fn mindex_vault_remember(
     caller_len: usize,
     input_json: *const u8,
     input_json_len: usize,
+    embedder: *const mindex_embedder,
     out: *mut *mut mindex_string,
 ) -> *mut mindex_error {
     boundary(|| {
@@ -777,7 +780,9 @@ pub unsafe extern "C" fn mindex_vault_remember(
             via: Some(mindex::vault::Surface::C),
             ..mindex::MemoryInput::from_json(&value)
         };
-        *slot = json_string(&v.inner.scoped(&who).remember(&input)?)?;
+        // SAFETY: NULL or a live model.
+        let e = unsafe { embedder.as_ref() }.map(|e| &e.inner as &dyn Embedder);
+        *slot = json_string(&v.inner.scoped(&who).remember(&input, e)?)?;
         Ok(())
     })
 }

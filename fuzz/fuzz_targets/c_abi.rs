@@ -59,6 +59,6 @@ fuzz_target!(|data: &[u8]| {
     check(unsafe { mindex_vault_search(v, ptr::null(), n, 5, &mut results) });
     unsafe { mindex_results_free(results) };
     let mut s2 = ptr::null_mut();
-    check(unsafe { mindex_vault_remember(v, p, n, p, n, &mut s2) });
+    check(unsafe { mindex_vault_remember(v, p, n, p, n, std::ptr::null(), &mut s2) });
     unsafe { mindex_string_free(s2) };
 });

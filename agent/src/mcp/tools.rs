@@ -176,10 +176,13 @@ impl McpServer {
                     Err(e) => Ok(tool_error(e.to_string())),
                 }
             }
-            "remember" => match view.remember(&MemoryInput {
-                via: Some(mindex::vault::Surface::Mcp),
-                ..MemoryInput::from_json(args)
-            }) {
+            "remember" => match view.remember(
+                &MemoryInput {
+                    via: Some(mindex::vault::Surface::Mcp),
+                    ..MemoryInput::from_json(args)
+                },
+                self.embedder().as_deref().map(|m| m as &dyn Embedder),
+            ) {
                 Ok(r) => Ok(text_result(
                     r.message.clone(),
                     serde_json::to_value(&r).unwrap_or_default(),

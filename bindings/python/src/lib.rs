@@ -498,7 +498,15 @@ impl PyVault {
         let r = py
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
-                self.inner.scoped(&who).remember(&input)
+                // With vectors, a paraphrase of a visible memory is refused too.
+                let model = if input.force || self.inner.vector_status().is_none() {
+                    None
+                } else {
+                    self.default_model()
+                };
+                self.inner
+                    .scoped(&who)
+                    .remember(&input, model.as_deref().map(|m| m as &dyn mindex::Embedder))
             })
             .or_raise(py)?;
         // Advice in this binding's words (`supersedes=[...]`, `force=True`).

@@ -176,8 +176,9 @@ unrelated work would be glad to be told it. Call `recall` first: if a memory alr
 stop; if one is wrong or reaches too far, write the correction and name the old one in \
 `supersedes`. Pick `confidence` and `scope` honestly (each value is explained on its field): they \
 decide who is told and how far they trust it. Nothing is written, and the answer says why, for: a \
-near-duplicate of a memory reaching the same sessions (then use `supersedes`, or `force` if it is \
-really a different lesson), a body under 40 characters, a body that reads as a chat transcript, a \
+near-duplicate of a memory reaching the same sessions, in the same words or (once the vault is \
+embedded) the same meaning in other words (then use `supersedes`, or `force` if it is really a \
+different lesson), a body under 40 characters, a body that reads as a chat transcript, a \
 memory that would reach nobody, a session running inside the vault itself. The engine narrows a \
 scope, never widens it, and records a flagged `verified` claim as `inferred`. Example: {\"title\": \
 \"pgbouncer transaction mode breaks prepared statements\", \"body\": \"Behind pgbouncer in \

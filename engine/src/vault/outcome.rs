@@ -28,12 +28,16 @@ pub enum Refusal {
     },
     /// A near-identical memory exists (pass `force`, or supersede it).
     Duplicate {
-        /// Similarity, 0 to 1.
+        /// Similarity, 0 to 1: of the words (the contract's measure), or with `by_meaning` the
+        /// cosine of the two texts' embeddings.
         score: f64,
         /// The existing memory's title.
         title: String,
         /// Its vault-relative path.
         path: String,
+        /// The memories say the same in other words (found by the embedding model).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        by_meaning: bool,
     },
     /// The destination folder is not one the caller may write to (outside the exposed roots, a
     /// traversal, or a way out of its root).

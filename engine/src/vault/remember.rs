@@ -11,8 +11,10 @@ use serde_json::{Value, json};
 use super::agent::AgentContext;
 use super::{Refusal, Surface, Vault};
 use crate::audit::AuditAction;
-use crate::error::Result;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
 use crate::identity::Caller;
+use crate::lexical::SearchOptions;
 use crate::memory::store::SupersedeMark;
 use crate::memory::text::{self, Digest, FieldValue};
 use crate::memory::{
@@ -64,6 +66,18 @@ impl Vault {
     /// [`refuse_duplicate`] → plan (links, supersession targets, rendering) → dry run or
     /// [`Vault::write_memory`] (write, back-links, index, audit) → the message.
     pub fn remember(&self, caller: &Caller, input: &MemoryInput) -> Result<Remembered> {
+        self.remember_with(caller, input, None)
+    }
+
+    /// [`Vault::remember`], and with `model` (when the vault has vectors for it) a memory that
+    /// says what a visible one already says, in other words, is refused too, naming it: its
+    /// text's cosine to that memory is at least [`MEANING_DUPLICATE_THRESHOLD`].
+    pub fn remember_with(
+        &self,
+        caller: &Caller,
+        input: &MemoryInput,
+        model: Option<&dyn Embedder>,
+    ) -> Result<Remembered> {
         let ctx = self.agent();
         let log = self.audit_log();
         let refuse = |reason: Value, refusal: Refusal, message: String| {
@@ -91,6 +105,12 @@ impl Vault {
         let existing = visible_memories(&ctx, caller);
         if !input.force
             && let Some(r) = refuse_duplicate(&v, &existing)
+        {
+            return Ok(r);
+        }
+        if !input.force
+            && let Some(model) = model
+            && let Some(r) = self.refuse_paraphrase(&v, &existing, model)?
         {
             return Ok(r);
         }
@@ -303,13 +323,7 @@ fn visible_memories(ctx: &AgentContext, caller: &Caller) -> Vec<(Arc<Memory>, Ar
 
 /// Step 7: a near-identical visible memory refuses the write (unless `force`).
 fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> Option<Remembered> {
-    let candidate = Memory {
-        scope: v.scope.as_str().to_string(),
-        projects: v.projects.clone(),
-        platforms: v.platforms.clone(),
-        source: Some(crate::memory::MEMORY_SOURCE.to_string()),
-        ..Memory::parse("", "")
-    };
+    let candidate = candidate_of(v);
     let digest = Digest::new(&v.title, &v.body);
     let &(i, score) = find_duplicates(&candidate, &digest, existing).first()?;
     let m = &existing[i].0;
@@ -318,6 +332,7 @@ fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> O
         score,
         title: title.clone(),
         path: m.path.clone(),
+        by_meaning: false,
     };
     let message = format!(
         "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\n{}",
@@ -326,6 +341,81 @@ fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> O
         refusal.advice(Surface::Mcp).unwrap_or_default()
     );
     Some(refused(refusal, message))
+}
+
+/// Cosine (all-MiniLM-L6-v2) between a new memory's text and a visible memory at or above which
+/// the new one is refused as saying the same thing. Measured: paraphrases of one lesson score
+/// 0.75–0.95 against it, different lessons on the same subject 0.34–0.52 (benches/README.md).
+pub const MEANING_DUPLICATE_THRESHOLD: f32 = 0.70;
+
+impl Vault {
+    /// Step 7b: with vectors, a visible memory whose meaning is the new one's refuses the write
+    /// (unless `force`). The candidates are the memories step 7 compares (agent memories sharing
+    /// a reach with the new one, visible to the caller); the new text is embedded once and
+    /// compared with the nearest chunks of the vault. No vectors, no index: no check (the
+    /// words' check has run).
+    fn refuse_paraphrase(
+        &self,
+        v: &Validated,
+        existing: &[(Arc<Memory>, Arc<Digest>)],
+        model: &dyn Embedder,
+    ) -> Result<Option<Remembered>> {
+        let candidate = candidate_of(v);
+        let peers: Vec<&Memory> = existing
+            .iter()
+            .map(|(m, _)| m.as_ref())
+            .filter(|m| m.is_agent() && candidate.shares_facet(m))
+            .collect();
+        if peers.is_empty() {
+            return Ok(None);
+        }
+        let store = match self.vector_store(model) {
+            Ok(s) => s,
+            Err(Error::VectorsMissing { .. } | Error::IndexMissing { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let text = format!("{}\n\n{}", v.title, v.body);
+        let opts = SearchOptions {
+            limit: 200,
+            all_chunks: false,
+        };
+        let hits = match self.vector_hits(model, &store, &text, &opts) {
+            Ok(h) => h,
+            Err(Error::IndexMissing { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let Some((m, cosine)) = hits.iter().find_map(|h| {
+            let m = peers.iter().find(|m| m.path == h.path)?;
+            (h.score >= MEANING_DUPLICATE_THRESHOLD).then_some((*m, h.score))
+        }) else {
+            return Ok(None);
+        };
+        let title = m.title.clone().unwrap_or_default();
+        let refusal = Refusal::Duplicate {
+            score: f64::from(cosine),
+            title: title.clone(),
+            path: m.path.clone(),
+            by_meaning: true,
+        };
+        let message = format!(
+            "Not recorded: a memory that says the same already exists (meaning {}% alike).\n  {title}\n  {}\n{}",
+            (cosine * 100.0).round(),
+            m.path,
+            refusal.advice(Surface::Mcp).unwrap_or_default()
+        );
+        Ok(Some(refused(refusal, message)))
+    }
+}
+
+/// The new memory as the duplicate checks see it: its reach, nothing else.
+fn candidate_of(v: &Validated) -> Memory {
+    Memory {
+        scope: v.scope.as_str().to_string(),
+        projects: v.projects.clone(),
+        platforms: v.platforms.clone(),
+        source: Some(crate::memory::MEMORY_SOURCE.to_string()),
+        ..Memory::parse("", "")
+    }
 }
 
 /// The last step: what was recorded, as text.

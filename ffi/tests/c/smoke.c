@@ -150,7 +150,7 @@ int main(int argc, char **argv) {
         "{\"title\": \"../../../../tmp/evil\", \"body\": \"A hostile title from a C host must "
         "stay inside the memory root of the vault.\", \"confidence\": \"inferred\", \"force\": true}";
     mindex_string *written = NULL;
-    if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(hostile), strlen(hostile), &written),
+    if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(hostile), strlen(hostile), NULL, &written),
            "remember with a hostile title")) {
       CHECK(contains(written, "\"path\":\"memories/"), "the hostile title stays in memories/");
       CHECK(!contains(written, "\"path\":\"memories/../"), "no traversal in the path");
@@ -164,19 +164,19 @@ int main(int argc, char **argv) {
       "has a free function, and the leak checker proves the smoke test frees them all.\", "
       "\"confidence\": \"verified\", \"verification\": \"valgrind\"}";
   mindex_string *out = NULL;
-  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(mem), strlen(mem), &out), "remember")) {
+  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(mem), strlen(mem), NULL, &out), "remember")) {
     CHECK(contains(out, "\"recorded\":true"), "remember records");
     CHECK(contains(out, "memories/"), "remember path");
     mindex_string_free(out);
   }
   out = NULL;
-  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(mem), strlen(mem), &out), "remember again")) {
+  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(mem), strlen(mem), NULL, &out), "remember again")) {
     CHECK(contains(out, "\"kind\":\"duplicate\""), "duplicate refused as an outcome");
     mindex_string_free(out);
   }
   const char *bad = "{\"title\": \"x\"}";
   out = NULL;
-  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(bad), strlen(bad), &out), "remember invalid")) {
+  if (ok(mindex_vault_remember(vault, s("atlas"), 5, s(bad), strlen(bad), NULL, &out), "remember invalid")) {
     CHECK(contains(out, "\"kind\":\"validation\""), "validation refusal");
     mindex_string_free(out);
   }
@@ -272,9 +272,9 @@ int main(int argc, char **argv) {
              "missing note");
   fails_with(mindex_vault_get(vault, s("../etc/passwd"), 13, &out), MINDEX_CODE_INVALID_ARGUMENT,
              "traversal");
-  fails_with(mindex_vault_remember(vault, s("../x"), 4, s(mem), strlen(mem), &out),
+  fails_with(mindex_vault_remember(vault, s("../x"), 4, s(mem), strlen(mem), NULL, &out),
              MINDEX_CODE_INVALID_ARGUMENT, "bad caller name");
-  fails_with(mindex_vault_remember(vault, s("atlas"), 5, s("{not json"), 9, &out),
+  fails_with(mindex_vault_remember(vault, s("atlas"), 5, s("{not json"), 9, NULL, &out),
              MINDEX_CODE_INVALID_ARGUMENT, "bad JSON");
   CHECK(mindex_error_code(NULL) == MINDEX_CODE_PANIC, "NULL error code");
   CHECK(strcmp(mindex_error_message(NULL), "") == 0, "NULL error message");
