@@ -36,8 +36,7 @@ use crate::walk::{Step, Walk};
 
 /// Characters of a note read to judge privacy and to find aliases.
 const HEAD_CHARS: usize = 1200;
-/// Characters re-read when the frontmatter does not close within the head.
-const LONG_HEAD_CHARS: usize = 64_000;
+use crate::markdown::LONG_HEAD_CHARS;
 /// Characters read to find the `source:` line of a memory.
 const PROBE_CHARS: usize = 800;
 /// Folder depth walked below each root, and by memory-root discovery.
@@ -549,13 +548,6 @@ pub fn clean_roots(entries: &[String]) -> Vec<String> {
 /// recall serves, under its scope, wherever the file lies.
 pub fn is_private(head: &str) -> bool {
     !matches!(frontmatter::privacy(head), Privacy::Public)
-}
-
-/// Whether a note's whole text is withheld from agents, judged as [`note_verdict`] judges a
-/// file: on its first 64,000 characters, private or an agent memory or a frontmatter that does
-/// not close or parse.
-pub(crate) fn text_withheld(text: &str) -> bool {
-    is_private(crate::markdown::whole_lines_head(text, LONG_HEAD_CHARS))
 }
 
 /// Whether the note at `path` must be withheld as private.

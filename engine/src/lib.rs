@@ -54,11 +54,13 @@ pub mod resolve;
 pub mod scoped;
 mod simd;
 mod state;
+mod surface;
 pub mod time;
 pub mod vault;
 pub mod vector;
 pub mod walk;
 pub mod watch;
+mod watcher;
 
 // The handles and the types every caller meets; the rest lives in the public modules above.
 pub use embed::{BertEmbedder, Embedder, Precision};

@@ -11,7 +11,7 @@ use crate::note::parse_note;
 
 /// One pass over every stage, on `text` as a note at `path`.
 fn every_stage(text: &str) -> usize {
-    let mut n = usize::from(crate::exposure::text_withheld(text));
+    let mut n = usize::from(crate::markdown::text_withheld(text));
     let parsed = parse_note("shape.md", text);
     n += parsed.note.tags.len() + parsed.note.links.len() + parsed.note.headings.len();
     n += chunk_note(&parsed.note, &ChunkOptions::default()).len();

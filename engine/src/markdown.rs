@@ -13,6 +13,8 @@ use serde_json::{Map, Value};
 
 pub(crate) mod blocks;
 pub(crate) mod frontmatter;
+pub(crate) mod marker;
+pub use frontmatter::{HAND_FILED_SOURCE, MEMORY_SOURCE, REASON_SOURCE};
 
 /// The parsed leading frontmatter of `text`: `None` without a block, or for a block that never
 /// closes or is not a YAML mapping.
@@ -49,9 +51,18 @@ pub fn is_markdown_name(name: &str) -> bool {
         && name[name.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
-/// Whether the note at `path` is private (its frontmatter says so), as every surface judges it.
-pub fn note_is_private(path: &Path) -> bool {
-    crate::exposure::note_is_private(path)
+/// Characters of a note re-read when its frontmatter does not close within a short head: what
+/// privacy is judged on.
+pub(crate) const LONG_HEAD_CHARS: usize = 64_000;
+
+/// Whether a note's whole text is withheld from agents, judged on its first 64,000 characters:
+/// private, an agent memory or reasoning record, or a frontmatter that does not close or parse
+/// (`crate::exposure::note_verdict` judges a file the same way).
+pub(crate) fn text_withheld(text: &str) -> bool {
+    !matches!(
+        frontmatter::privacy(whole_lines_head(text, LONG_HEAD_CHARS)),
+        frontmatter::Privacy::Public
+    )
 }
 
 /// The first `chars` characters of a regular file, decoded lossily; `None` when unreadable.
@@ -128,7 +139,7 @@ pub(crate) fn file_looks_binary(file: &File) -> bool {
 /// (`<note>#^id`, `<note>#Heading`) or only the note: `(note, anchored)`. `None` for a value
 /// that is not a marker.
 pub fn promotion_marker(value: &str) -> Option<(String, bool)> {
-    crate::memory::promoted::parse_marker(value).map(|m| (m.note, m.anchor.is_some()))
+    marker::parse_marker(value).map(|m| (m.note, m.anchor.is_some()))
 }
 
 #[cfg(test)]

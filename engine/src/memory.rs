@@ -23,10 +23,7 @@ pub use select::SUPERSEDED_REASON;
 pub(crate) use select::*;
 pub use store::CacheStats;
 
-/// `source:` stamped on every memory the engine writes.
-pub const MEMORY_SOURCE: &str = "mcp-capture";
-/// `source:` of a capture filed by hand after the engine refused it.
-pub const HAND_FILED_SOURCE: &str = "hand-filed";
+pub use crate::markdown::{HAND_FILED_SOURCE, MEMORY_SOURCE};
 /// Similarity at or above which a new memory is refused as a near-duplicate.
 pub const DUPLICATE_THRESHOLD: f64 = 0.75;
 /// Similarity at or above which two memories are related (computed, not surfaced).

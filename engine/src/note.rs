@@ -12,6 +12,9 @@ use serde::Serialize;
 
 use crate::markdown::blocks::{Fences, heading};
 
+/// Default limit on the size of one note; larger files are skipped with a warning.
+pub const DEFAULT_MAX_NOTE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// A heading inside a note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Heading {
@@ -60,7 +63,7 @@ pub struct Note {
     pub body: String,
     /// 1-based file line number of the first line of `body`.
     pub body_start_line: usize,
-    /// Whether agents may not be served this text ([`crate::exposure::text_withheld`]: marked
+    /// Whether agents may not be served this text ([`crate::markdown::text_withheld`]: marked
     /// private, an agent memory, or a frontmatter that does not close or parse). The index
     /// keeps the verdict, so a snapshot taken while a note was withheld never reaches an agent,
     /// even after the file has changed and before it is indexed again.
@@ -239,7 +242,7 @@ pub fn parse_note(path: &str, text: &str) -> Parsed {
             headings,
             links,
             frontmatter,
-            withheld: crate::exposure::text_withheld(text),
+            withheld: crate::markdown::text_withheld(text),
             body: body.to_string(),
             body_start_line,
         },

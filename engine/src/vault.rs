@@ -48,8 +48,7 @@ pub use work::{WorkInput, WorkKind, WorkRecord};
 pub const INDEX_DIR_NAME: &str = ".mindex";
 /// The file that marks a folder as a vault root.
 pub const MANIFEST_FILE: &str = "vault-manifest.json";
-/// Default limit on the size of one note; larger files are skipped with a warning.
-pub const DEFAULT_MAX_NOTE_BYTES: u64 = 4 * 1024 * 1024;
+pub use crate::note::DEFAULT_MAX_NOTE_BYTES;
 /// Default [`VaultOptions::hnsw_threshold`], chosen by measurement (benches/README.md, "Vector
 /// search"): the graph opens in well under a millisecond (it is memory-mapped) and answers a
 /// vault's vector sub-query in ~0.3 ms at recall ~1.0, while the exact scan costs ~2.5 ms at

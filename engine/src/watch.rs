@@ -12,7 +12,7 @@
 //! overflow, a change to the ignore filters (`.obsidian/app.json`), a path that is not UTF-8, or
 //! a vault whose last whole walk followed a symlink (a note then has two paths, one event).
 //!
-//! While it watches, the watcher also answers other processes' updates (`watch/sync.rs`): an
+//! While it watches, the watcher also answers other processes' updates (`watcher.rs`, below the vault): an
 //! update asks it instead of walking the vault, which is what keeps `mindex update` and the
 //! hooks' refresh fast in a large vault.
 //!
@@ -53,8 +53,7 @@ use crate::error::{Error, Result};
 use crate::report::UpdateReport;
 use crate::vault::{EmbedReport, NoProgress, Scope, Updated, Vault};
 
-mod sync;
-pub(crate) use sync::ask as ask_watcher;
+use crate::watcher as sync;
 
 /// Passes the embedding thread's events on to the watcher's callback.
 type Drain<'a> = &'a dyn Fn(&mut dyn FnMut(WatchEvent));

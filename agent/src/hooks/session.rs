@@ -547,7 +547,7 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
         let told = files.all(|f| {
             tree.shows(f)
                 || (manifest.is_infrastructure(f)
-                    && !(is_md(f) && mindex::markdown::note_is_private(&root.join(f))))
+                    && !(is_md(f) && mindex::exposure::note_is_private(&root.join(f))))
         });
         if told && !tree.names_withheld(subject) {
             lines.push(one_line(subject));

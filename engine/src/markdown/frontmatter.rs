@@ -17,6 +17,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
+/// `source:` stamped on every memory the engine writes.
+pub const MEMORY_SOURCE: &str = "mcp-capture";
+/// `source:` of a capture filed by hand after the engine refused it.
+pub const HAND_FILED_SOURCE: &str = "hand-filed";
+/// The `source` of a reasoning record: it holds one caller's question, so it is never served
+/// to agents as a note ([`Privacy::Capture`]).
+pub const REASON_SOURCE: &str = "mcp-reason";
+
 /// The leading frontmatter block of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Block<'a> {
@@ -496,13 +504,9 @@ pub(crate) fn privacy_of(map: &Map<String, Value>) -> Privacy {
             .filter(|(k, _)| k.trim().eq_ignore_ascii_case("source"))
             .any(|(_, v)| {
                 v.as_str().is_some_and(|s| {
-                    [
-                        crate::memory::MEMORY_SOURCE,
-                        crate::memory::HAND_FILED_SOURCE,
-                        crate::vault::REASON_SOURCE,
-                    ]
-                    .iter()
-                    .any(|m| s.trim().eq_ignore_ascii_case(m))
+                    [MEMORY_SOURCE, HAND_FILED_SOURCE, REASON_SOURCE]
+                        .iter()
+                        .any(|m| s.trim().eq_ignore_ascii_case(m))
                 })
             })
     };

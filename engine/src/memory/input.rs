@@ -43,7 +43,7 @@ pub struct MemoryInput {
     pub shape_errors: Vec<String>,
     /// The surface writing it, recorded as `via:` beside `source: mcp-capture` (which marks
     /// every memory capture, whatever wrote it).
-    pub via: Option<crate::vault::Surface>,
+    pub via: Option<crate::surface::Surface>,
 }
 
 impl MemoryInput {
@@ -319,7 +319,7 @@ pub(crate) fn validate(
         claimed_scope,
         flags,
         origin: origin.map(str::to_string),
-        via: input.via.map(crate::vault::Surface::as_str),
+        via: input.via.map(crate::surface::Surface::as_str),
         warnings,
     })
 }

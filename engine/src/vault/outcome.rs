@@ -53,30 +53,7 @@ pub enum Refusal {
     },
 }
 
-/// The surface an outcome is reported on: advice names that surface's own arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Surface {
-    /// MCP tool arguments (`supersedes: [...]`, `force: true`): the messages' default.
-    Mcp,
-    /// The `mindex` command line (`--supersedes "..."`, `--force`).
-    Cli,
-    /// The Python binding's keyword arguments (`supersedes=[...]`, `force=True`).
-    Python,
-    /// The C ABI (JSON arguments, as MCP's).
-    C,
-}
-
-impl Surface {
-    /// The surface's name as a memory's `via:` records it: `mcp`, `cli`, `python`, `c`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Surface::Mcp => "mcp",
-            Surface::Cli => "cli",
-            Surface::Python => "python",
-            Surface::C => "c",
-        }
-    }
-}
+pub use crate::surface::Surface;
 
 impl Refusal {
     /// What the caller can do about this refusal, in `surface`'s words; `None` when no argument

@@ -75,9 +75,7 @@ fn git_dirs_above(vault: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The `source` of a reasoning record: it holds one caller's question, so it is never served
-/// to agents as a note (`Privacy::Capture` in [`crate::markdown::frontmatter`]).
-pub const REASON_SOURCE: &str = "mcp-reason";
+pub use crate::markdown::REASON_SOURCE;
 
 /// The default wall-clock limit of a reasoning session.
 pub const REASON_TIMEOUT: Duration = Duration::from_secs(300);

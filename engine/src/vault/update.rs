@@ -281,7 +281,7 @@ impl Vault {
     /// change made before the request (only the paths its events name) and answers with the
     /// report; when it does not answer, the update walks the vault itself.
     pub fn update(&self, progress: &dyn Progress) -> Result<UpdateReport> {
-        if let Some(report) = crate::watch::ask_watcher(&self.index_dir, WRITER_WAIT) {
+        if let Some(report) = crate::watcher::ask(&self.index_dir, WRITER_WAIT) {
             return Ok(report);
         }
         self.update_with(progress, false)

@@ -1,4 +1,5 @@
-//! Asking a running watcher instead of walking the vault.
+//! Asking a running watcher instead of walking the vault: the watcher's client, below the vault
+//! (an update asks here; `watch` serves the requests).
 //!
 //! A watcher that has brought the index up to date holds an exclusive lock on
 //! `<index>/watch/lock` for as long as it watches. While it does, [`crate::Vault::update`] does
