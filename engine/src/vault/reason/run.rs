@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{STDERR_CAP, STDOUT_CAP, sandbox};
+#[cfg(target_os = "linux")]
+use super::sandbox;
+use super::{STDERR_CAP, STDOUT_CAP};
 
 /// What the spawned session gave.
 pub(super) struct Run {
