@@ -2,12 +2,12 @@
 //! ([`crate::query::relevance`]). Not a ranking: BM25 orders the notes; this says how well the
 //! ones shown match.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::BTreeMap;
 
-use tantivy::Term;
 use tantivy::collector::DocSetCollector;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::IndexRecordOption;
+use tantivy::{DocId, DocSet, Term};
 
 use super::fields::{KIND_NOTE, analyzer};
 use super::{Lexical, path_at, path_columns};
@@ -45,6 +45,8 @@ impl Lexical {
             f.text,
         ];
         let plain_fields = [f.tags, f.path_text];
+        // The shown notes' documents, found once; then each word is looked up in each field's
+        // postings of their segments (a seek per note), not searched for.
         let wanted: Box<dyn Query> = Box::new(TermSetQuery::new(
             paths.iter().map(|p| Term::from_field_text(f.path, p)),
         ));
@@ -53,40 +55,61 @@ impl Lexical {
             IndexRecordOption::Basic,
         ));
         let columns = path_columns(&searcher);
-        let mut held: HashMap<&str, usize> = HashMap::new();
-        for word in &words {
-            let term = |field, text: &str| -> (Occur, Box<dyn Query>) {
-                let q =
-                    TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic);
-                (Occur::Should, Box::new(q))
-            };
-            let mut any_field: Vec<(Occur, Box<dyn Query>)> = stemmed_fields
-                .iter()
-                .map(|&field| term(field, &word.stem))
-                .collect();
-            for &field in &plain_fields {
-                any_field.extend(word.plain.iter().map(|p| term(field, p)));
-            }
-            let q = BooleanQuery::new(vec![
-                (Occur::Must, wanted.box_clone()),
-                (Occur::Must, is_note.box_clone()),
-                (Occur::Must, Box::new(BooleanQuery::new(any_field))),
-            ]);
-            let mut holders: HashSet<&str> = HashSet::new();
-            for addr in searcher.search(&q, &DocSetCollector)? {
-                if let Some(path) = path_at(&columns, addr)
-                    && let Some(p) = paths.iter().find(|p| **p == path)
-                {
-                    holders.insert(p);
-                }
-            }
-            for p in holders {
-                *held.entry(p).or_default() += 1;
+        // Per segment, its note documents among the hits (ascending) and each one's path.
+        let mut by_segment: BTreeMap<u32, Vec<(DocId, usize)>> = BTreeMap::new();
+        let found = searcher.search(
+            &BooleanQuery::new(vec![(Occur::Must, wanted), (Occur::Must, is_note)]),
+            &DocSetCollector,
+        )?;
+        for addr in found {
+            if let Some(path) = path_at(&columns, addr)
+                && let Some(i) = paths.iter().position(|p| *p == path)
+            {
+                by_segment
+                    .entry(addr.segment_ord)
+                    .or_default()
+                    .push((addr.doc_id, i));
             }
         }
-        Ok(paths
-            .iter()
-            .map(|p| held.get(p).map_or(0.0, |&h| h as f32 / words.len() as f32))
+        let mut held = vec![0usize; paths.len()];
+        for (&segment, docs) in &mut by_segment {
+            docs.sort_unstable();
+            let reader = searcher.segment_reader(segment);
+            let mut indexes = Vec::new();
+            for &field in stemmed_fields.iter().chain(&plain_fields) {
+                indexes.push((field, reader.inverted_index(field)?));
+            }
+            for word in &words {
+                let mut holds = vec![false; docs.len()];
+                for (field, index) in &indexes {
+                    let forms: &[String] = if plain_fields.contains(field) {
+                        &word.plain
+                    } else {
+                        std::slice::from_ref(&word.stem)
+                    };
+                    for form in forms {
+                        let term = Term::from_field_text(*field, form);
+                        let Some(mut postings) = index
+                            .read_postings(&term, IndexRecordOption::Basic)
+                            .map_err(tantivy::TantivyError::from)?
+                        else {
+                            continue;
+                        };
+                        for (k, &(doc, _)) in docs.iter().enumerate() {
+                            if !holds[k] && postings.seek(doc) == doc {
+                                holds[k] = true;
+                            }
+                        }
+                    }
+                }
+                for (k, &(_, i)) in docs.iter().enumerate() {
+                    held[i] += usize::from(holds[k]);
+                }
+            }
+        }
+        Ok(held
+            .into_iter()
+            .map(|h| (h as f32 / words.len() as f32).min(1.0))
             .collect())
     }
 }
