@@ -254,12 +254,7 @@ impl Vault {
                         all_chunks: false,
                     };
                     let hits = self.vector_hits(e, &store, q, &deep)?;
-                    let paths: Vec<String> = hits
-                        .into_iter()
-                        .map(|h| h.path)
-                        .filter(|p| p.starts_with(&prefix))
-                        .take(per.limit)
-                        .collect();
+                    let paths = memories_by_meaning(hits, &prefix, per.limit);
                     lists.push((crate::query::DEFAULT_VEC_WEIGHT, paths));
                     how = RecallRanking::Hybrid;
                 }
@@ -279,5 +274,58 @@ impl Vault {
         let mut fused: Vec<(String, f32)> = score.into_iter().collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         Ok((fused.into_iter().map(|(p, _)| p).collect(), how))
+    }
+}
+
+/// The memories (notes under `prefix`) among vector `hits`, best first, at most `limit`, leaving
+/// out those whose cosine is no evidence of a match ([`crate::query::COSINE_NONE`]): the vector
+/// ranking weighs twice the words', so an unrelated memory that merely came closest must not
+/// outrank the memory the query's words find.
+fn memories_by_meaning(hits: Vec<crate::lexical::Hit>, prefix: &str, limit: usize) -> Vec<String> {
+    hits.into_iter()
+        .filter(|h| h.path.starts_with(prefix) && h.score > crate::query::COSINE_NONE)
+        .map(|h| h.path)
+        .take(limit)
+        .collect()
+}
+
+#[cfg(test)]
+mod meaning_tests {
+    use super::memories_by_meaning;
+    use crate::lexical::Hit;
+
+    fn hit(path: &str, score: f32) -> Hit {
+        Hit {
+            path: path.into(),
+            title: String::new(),
+            heading: String::new(),
+            line_start: 1,
+            line_end: 1,
+            line: 1,
+            chunk: 0,
+            key: 0,
+            score,
+            exact: false,
+            scaffold: false,
+            snippet: String::new(),
+        }
+    }
+
+    #[test]
+    fn weak_meaning_orders_no_memory() {
+        let hits = vec![
+            hit("brain/Retry policy.md", 0.71),
+            hit("memories/2026/01/unrelated.md", 0.21),
+            hit("memories/2026/02/related.md", 0.45),
+            hit("memories/2026/03/close.md", 0.62),
+        ];
+        assert_eq!(
+            memories_by_meaning(hits.clone(), "memories/", 10),
+            vec!["memories/2026/02/related.md", "memories/2026/03/close.md"]
+        );
+        assert_eq!(
+            memories_by_meaning(hits, "memories/", 1),
+            vec!["memories/2026/02/related.md"]
+        );
     }
 }
