@@ -36,7 +36,7 @@ mod tools;
 mod wire;
 
 use std::io::BufRead;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -172,7 +172,7 @@ type Sink = Box<dyn Fn(&str) + Send + Sync>;
 /// [`MCP_WORKERS`] threads, not a hundred of each.
 pub struct Backend {
     vault: Vault,
-    model: OnceLock<Option<Arc<BertEmbedder>>>,
+    model: mindex::vault::SharedModel,
     /// Every request but `reason`.
     general: Arc<Lane>,
     /// `reason` calls.
@@ -186,7 +186,7 @@ impl Backend {
     pub fn new(vault: Vault) -> Arc<Backend> {
         Arc::new(Backend {
             vault,
-            model: OnceLock::new(),
+            model: mindex::vault::SharedModel::new(None),
             general: Lane::new("worker", MCP_WORKERS, MCP_QUEUE),
             reasoning: Lane::new("reason", REASON_WORKERS, REASON_QUEUE),
             writing: Lane::new("write", WRITE_WORKERS, MCP_QUEUE),
@@ -595,17 +595,10 @@ impl McpServer {
 
     /// The default model, when vectors exist for it and it is installed.
     fn embedder(&self) -> Option<Arc<BertEmbedder>> {
-        if !self.opts.use_vectors || self.vault().vector_status().is_none() {
+        if !self.opts.use_vectors {
             return None;
         }
-        self.backend
-            .model
-            .get_or_init(|| {
-                BertEmbedder::load(&mindex::embed::model_dir(None))
-                    .ok()
-                    .map(Arc::new)
-            })
-            .clone()
+        self.backend.model.for_vectors(self.vault())
     }
 
     fn on_request(&self, method: &str, params: &Value) -> RpcResult {

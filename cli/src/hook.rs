@@ -214,14 +214,13 @@ fn refresh(root: &Path, index: Option<&Path>) {
     }
     // The model is loaded only when there are vectors to keep current; the engine embeds only
     // when they are this model's (the same path `mindex embed` and `mindex watch` take).
-    if vault.vector_status().is_some() {
-        match mindex::BertEmbedder::load(&mindex::embed::model_dir(None)) {
-            Ok(model) => match vault.refresh_vectors(&model) {
-                Ok(Some(_)) => {}
-                Ok(None) => debug("refresh embed skipped: the vectors belong to another model"),
-                Err(e) => debug(&format!("refresh embed: {e}")),
-            },
-            Err(e) => debug(&format!("refresh embed skipped: {e}")),
-        }
+    match vault.model_for_vectors(None) {
+        Ok(Some(model)) => match vault.refresh_vectors(&model) {
+            Ok(Some(_)) => {}
+            Ok(None) => debug("refresh embed skipped: the vectors belong to another model"),
+            Err(e) => debug(&format!("refresh embed: {e}")),
+        },
+        Ok(None) => {}
+        Err(e) => debug(&format!("refresh embed skipped: {e}")),
     }
 }

@@ -831,10 +831,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
             // With vectors and the model, a paraphrase of a visible memory is refused too.
-            let embedder = if *force || vault.vector_status().is_none() {
+            let embedder = if *force {
                 None
             } else {
-                load_model(model.as_deref()).ok()
+                vault.model_for_vectors(model.as_deref()).ok().flatten()
             };
             let input = mindex::MemoryInput {
                 title: title.clone(),
@@ -870,8 +870,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
             // Vectors order the memories when both they and the model exist; otherwise BM25.
-            let embedder = if query.is_some() && vault.vector_status().is_some() {
-                load_model(model.as_deref()).ok()
+            let embedder = if query.is_some() {
+                vault.model_for_vectors(model.as_deref()).ok().flatten()
             } else {
                 None
             };
@@ -1088,10 +1088,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         } => {
             let vault = open(cli)?;
             let who = caller(cli, &vault)?;
-            let model = if *no_vectors || vault.vector_status().is_none() {
+            let model = if *no_vectors {
                 None
             } else {
-                load_model(None).ok()
+                vault.model_for_vectors(None).ok().flatten()
             };
             let r = vault.scoped(&who).reason(
                 question,

@@ -28,7 +28,8 @@ pub(crate) use read::note_text;
 pub use read::{MultiGetItem, NoteText, Status, StatusOptions};
 pub(crate) use update::{Scope, Updated, link_targets};
 pub use vectors::{
-    EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, VectorCoverage, VectorStatus,
+    EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, SharedModel, VectorCoverage,
+    VectorStatus,
 };
 
 pub use crate::state::LastUpdate;
@@ -223,6 +224,33 @@ mod tests {
     use super::*;
     use crate::embed::Embedder;
     use crate::query::{QueryOptions, QueryResult, Stage, SubQuery};
+
+    #[test]
+    fn a_model_is_loaded_for_vectors_only_once_the_vault_has_them() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("vault");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.md"), "# A\n\nretry budgets for webhooks\n").unwrap();
+        let v = Vault::open(&root, VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        let model_dir = d.path().join("tiny");
+        // No vectors: nothing to compare with, so nothing is loaded (the model is not even
+        // there yet, and that is no error).
+        assert!(matches!(v.model_for_vectors(Some(&model_dir)), Ok(None)));
+        let shared = SharedModel::new(Some(&model_dir));
+        assert!(shared.for_vectors(&v).is_none());
+        // Vectors of a model: now it loads; a missing model is an error the caller sees.
+        crate::rerank::tests::write_tiny_bert(&model_dir, false, 5);
+        let tiny = crate::BertEmbedder::load(&model_dir).unwrap();
+        v.embed(&tiny, &NoProgress).unwrap();
+        let loaded = v.model_for_vectors(Some(&model_dir)).unwrap().unwrap();
+        assert_eq!(loaded.model_id(), tiny.model_id());
+        assert!(v.model_for_vectors(Some(&d.path().join("none"))).is_err());
+        // The shared model was not loaded (nor its absence cached) before vectors existed.
+        let kept = shared.for_vectors(&v).expect("loaded once vectors exist");
+        assert_eq!(kept.model_id(), tiny.model_id());
+        assert!(std::sync::Arc::ptr_eq(&kept, &shared.get().unwrap()));
+    }
 
     /// A deterministic stand-in for a model: words hashed into 64 dimensions, normalised. It
     /// records the size of every `embed` call.

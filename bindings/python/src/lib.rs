@@ -5,7 +5,7 @@
 //! become the exception classes of `mindex.exceptions`, chosen by the engine's stable code.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -231,19 +231,18 @@ impl PyEmbedder {
 struct PyVault {
     inner: Arc<mindex::Vault>,
     /// The default model, loaded on first need (None when it is not installed).
-    model: OnceLock<Option<Arc<mindex::BertEmbedder>>>,
+    model: mindex::vault::SharedModel,
 }
 
 impl PyVault {
-    /// The default model when it is installed and this vault has vectors for it.
+    /// The default model, when it is installed.
     fn default_model(&self) -> Option<Arc<mindex::BertEmbedder>> {
-        self.model
-            .get_or_init(|| {
-                mindex::BertEmbedder::load(&mindex::embed::model_dir(None))
-                    .ok()
-                    .map(Arc::new)
-            })
-            .clone()
+        self.model.get()
+    }
+
+    /// The default model when this vault has vectors and the model is installed.
+    fn model_for_vectors(&self) -> Option<Arc<mindex::BertEmbedder>> {
+        self.model.for_vectors(&self.inner)
     }
 
     fn caller(&self, project: Option<&str>) -> mindex::Result<mindex::Caller> {
@@ -289,7 +288,7 @@ impl PyVault {
             .or_raise(py)?;
         Ok(PyVault {
             inner: Arc::new(inner),
-            model: OnceLock::new(),
+            model: mindex::vault::SharedModel::new(None),
         })
     }
 
@@ -394,8 +393,7 @@ impl PyVault {
     ) -> PyResult<Vec<PyHit>> {
         let model = match embedder {
             Some(e) => Some(e.inner.clone()),
-            None if self.inner.vector_status().is_some() => py.detach(|| self.default_model()),
-            None => None,
+            None => py.detach(|| self.model_for_vectors()),
         };
         let v = self.inner.clone();
         let opts = mindex::QueryOptions {
@@ -499,10 +497,10 @@ impl PyVault {
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
                 // With vectors, a paraphrase of a visible memory is refused too.
-                let model = if input.force || self.inner.vector_status().is_none() {
+                let model = if input.force {
                     None
                 } else {
-                    self.default_model()
+                    self.model_for_vectors()
                 };
                 self.inner
                     .scoped(&who)
@@ -531,9 +529,8 @@ impl PyVault {
         let r = py
             .detach(|| {
                 let who = self.caller(project.as_deref())?;
-                let has_vectors = self.inner.vector_status().is_some();
-                let model = if query.is_some() && has_vectors {
-                    self.default_model()
+                let model = if query.is_some() {
+                    self.model_for_vectors()
                 } else {
                     None
                 };

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{NoProgress, Progress, Vault};
-use crate::embed::Embedder;
+use crate::embed::{BertEmbedder, Embedder};
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, SearchOptions};
 use crate::vector::{VectorStore, VectorWriter};
@@ -162,7 +162,59 @@ impl VectorCoverage {
     }
 }
 
+/// The embedding model of a long-lived handle (the MCP server, a Python `Vault`): loaded once,
+/// on first use, and shared. [`SharedModel::for_vectors`] is the rule every surface follows for
+/// the operations that use vectors when the vault has them (search, query, recall, remember,
+/// reason), as [`Vault::model_for_vectors`] is for a one-shot process.
+#[derive(Debug, Default)]
+pub struct SharedModel {
+    dir: Option<std::path::PathBuf>,
+    cell: std::sync::OnceLock<Option<std::sync::Arc<BertEmbedder>>>,
+}
+
+impl SharedModel {
+    /// The model at [`crate::embed::model_dir`]`(dir)`, not loaded yet.
+    pub fn new(dir: Option<&std::path::Path>) -> SharedModel {
+        SharedModel {
+            dir: dir.map(std::path::Path::to_path_buf),
+            cell: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The model, loaded on the first call (`None` when it cannot be loaded; not retried).
+    pub fn get(&self) -> Option<std::sync::Arc<BertEmbedder>> {
+        self.cell
+            .get_or_init(|| {
+                BertEmbedder::load(&crate::embed::model_dir(self.dir.as_deref()))
+                    .ok()
+                    .map(std::sync::Arc::new)
+            })
+            .clone()
+    }
+
+    /// The model when `vault` has vectors (nothing is loaded until it has), else `None`.
+    pub fn for_vectors(&self, vault: &Vault) -> Option<std::sync::Arc<BertEmbedder>> {
+        vault.vector_status().and_then(|_| self.get())
+    }
+}
+
 impl Vault {
+    /// The model a one-shot operation that uses vectors when they exist loads (`recall`,
+    /// `remember`, `reason`, the hooks' refresh): the one at
+    /// [`crate::embed::model_dir`]`(explicit)` when this vault has vectors; `Ok(None)` when it
+    /// has none (nothing to compare with, so nothing is loaded); an error when it cannot be
+    /// loaded (an operation that can go on by words alone ignores it). Long-lived handles keep
+    /// theirs in a [`SharedModel`].
+    pub fn model_for_vectors(
+        &self,
+        explicit: Option<&std::path::Path>,
+    ) -> Result<Option<BertEmbedder>> {
+        if self.vector_status().is_none() {
+            return Ok(None);
+        }
+        BertEmbedder::load(&crate::embed::model_dir(explicit)).map(Some)
+    }
+
     /// The vector store's summary, if `embed` ever ran (reads one small file; unlike
     /// [`Vault::status`] it does not walk the vault).
     pub fn vector_status(&self) -> Option<VectorStatus> {
