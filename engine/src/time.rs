@@ -185,9 +185,64 @@ pub fn iso_utc(unix_ms: i64) -> String {
     )
 }
 
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` (what [`iso_utc`] writes) into Unix milliseconds; `None`
+/// for anything else.
+pub fn parse_iso_utc(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = s.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let ms = match &s[19..s.len() - 1] {
+        "" => 0,
+        frac => {
+            let digits = frac.strip_prefix('.')?;
+            if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|c| c.is_ascii_digit())
+            {
+                return None;
+            }
+            let padded = format!("{digits:0<3}");
+            padded[..3].parse::<i64>().ok()?
+        }
+    };
+    let days = days_from_civil(y, mo, d);
+    Some(((days * 86_400 + h * 3600 + mi * 60 + sec) * 1000) + ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_round_trips() {
+        for ms in [0, 1_796_293_230_123, 951_782_400_000 /* 2000-02-29 */] {
+            assert_eq!(parse_iso_utc(&iso_utc(ms)), Some(ms));
+        }
+        assert_eq!(
+            parse_iso_utc("2026-12-03T10:20:30Z"),
+            Some(1_796_293_230_000)
+        );
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-12-03 10:20:30Z",
+            "2026-12-03T10:20:30.Z",
+        ] {
+            assert_eq!(parse_iso_utc(bad), None, "{bad}");
+        }
+    }
+
     use std::time::Duration;
 
     /// Days since 1970-01-01 by counting, the slow and obvious way, for cross-checks.
