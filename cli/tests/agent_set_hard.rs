@@ -48,16 +48,15 @@ fn the_hard_agent_set_holds_its_floor() {
         report["judged_queries"].as_u64().unwrap() >= 150,
         "{report}"
     );
-    let ndcg = |mode: &str| {
+    let scores = |mode: &str| {
         report["scores"]
             .as_array()
             .unwrap()
             .iter()
             .find(|m| m["mode"] == mode)
-            .unwrap_or_else(|| panic!("no {mode} in {report}"))["ndcg_at_10"]
-            .as_f64()
-            .unwrap()
+            .unwrap_or_else(|| panic!("no {mode} in {report}"))
     };
+    let ndcg = |mode: &str| scores(mode)["ndcg_at_10"].as_f64().unwrap();
     let (bm25, hybrid) = (ndcg("bm25"), ndcg("hybrid"));
     eprintln!(
         "hard agent set nDCG@10: bm25 {bm25:.4}, vector {:.4}, hybrid {hybrid:.4}",
@@ -73,13 +72,7 @@ fn the_hard_agent_set_holds_its_floor() {
     );
     // Relevance means match strength: on-topic questions' first hits reach 0.5, questions the
     // vault cannot answer (offtopic.jsonl: ten far from it, sixteen in its trade) stay under.
-    let hybrid_scores = report["scores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mode"] == "hybrid")
-        .unwrap();
-    let rel = &hybrid_scores["relevance"];
+    let rel = &scores("hybrid")["relevance"];
     eprintln!("hard agent set, first hit's relevance: {rel}");
     let share = |k: &str| rel[k].as_f64().unwrap_or_else(|| panic!("no {k} in {rel}"));
     assert!(rel["off_topic_queries"].as_u64() >= Some(26), "{rel}");

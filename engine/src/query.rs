@@ -455,7 +455,7 @@ pub(crate) fn blend(hits: &mut Vec<QueryHit>, scores: &[f32], weight: f32) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -483,7 +483,8 @@ mod tests {
         assert_eq!(default[1].weight, DEFAULT_VEC_WEIGHT);
     }
 
-    fn hit(path: &str, score: f32) -> Hit {
+    /// A hit at `path` with `score`, for ranking tests.
+    pub(crate) fn hit(path: &str, score: f32) -> Hit {
         Hit {
             scaffold: false,
             path: path.into(),

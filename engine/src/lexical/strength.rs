@@ -9,7 +9,7 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocId, DocSet, Term};
 
-use super::fields::{KIND_NOTE, analyzer};
+use super::fields::{KIND_NOTE, analyze};
 use super::{Lexical, path_at, path_columns};
 use crate::error::Result;
 
@@ -125,18 +125,14 @@ struct Word {
 /// most [`MAX_WORDS`].
 fn query_words(query: &str) -> Vec<Word> {
     use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
-    let mut stemmed = analyzer(false);
     let mut plain = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
         .build();
     let mut words: Vec<Word> = Vec::new();
     for part in query.split_whitespace().filter(|w| !w.starts_with('-')) {
-        let mut stems = Vec::new();
-        let mut stream = stemmed.token_stream(part);
-        while let Some(token) = stream.next() {
-            stems.push(token.text.clone());
-        }
+        // The text fields' analyzer, as queries are analyzed (the index's per-thread one).
+        let stems: Vec<String> = analyze(part, false).into_iter().map(|(t, _)| t).collect();
         let mut plains = Vec::new();
         let mut stream = plain.token_stream(part);
         while let Some(token) = stream.next() {

@@ -164,6 +164,12 @@ pub(crate) fn reorder(
     live.into_iter().chain(old).collect()
 }
 
+/// Whether `existing` may be found a duplicate of `candidate`: an agent memory that shares a
+/// reach with it (what both the words' check and the meaning's check compare).
+pub(crate) fn may_duplicate(candidate: &Memory, existing: &Memory) -> bool {
+    existing.is_agent() && candidate.shares_facet(existing)
+}
+
 /// Near-duplicates of `candidate` among `existing`, best first, as (index, score).
 pub(crate) fn find_duplicates(
     candidate: &Memory,
@@ -173,7 +179,7 @@ pub(crate) fn find_duplicates(
     let mut out: Vec<(usize, f64)> = existing
         .iter()
         .enumerate()
-        .filter(|(_, (m, _))| m.is_agent() && candidate.shares_facet(m))
+        .filter(|(_, (m, _))| may_duplicate(candidate, m))
         .map(|(i, (_, d))| (i, text::similarity(digest, d)))
         .filter(|&(_, s)| s >= DUPLICATE_THRESHOLD)
         .collect();

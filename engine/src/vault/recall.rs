@@ -292,24 +292,7 @@ fn memories_by_meaning(hits: Vec<crate::lexical::Hit>, prefix: &str, limit: usiz
 #[cfg(test)]
 mod meaning_tests {
     use super::memories_by_meaning;
-    use crate::lexical::Hit;
-
-    fn hit(path: &str, score: f32) -> Hit {
-        Hit {
-            path: path.into(),
-            title: String::new(),
-            heading: String::new(),
-            line_start: 1,
-            line_end: 1,
-            line: 1,
-            chunk: 0,
-            key: 0,
-            score,
-            exact: false,
-            scaffold: false,
-            snippet: String::new(),
-        }
-    }
+    use crate::query::tests::hit;
 
     #[test]
     fn weak_meaning_orders_no_memory() {

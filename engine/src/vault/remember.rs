@@ -18,8 +18,8 @@ use crate::lexical::SearchOptions;
 use crate::memory::store::SupersedeMark;
 use crate::memory::text::{self, Digest, FieldValue};
 use crate::memory::{
-    Memory, MemoryInput, Now, Scope, Validated, find_duplicates, recall_from, render,
-    resolve_supersedes, validate,
+    Memory, MemoryInput, Now, Scope, Validated, find_duplicates, may_duplicate, recall_from,
+    render, resolve_supersedes, validate,
 };
 
 /// The outcome of [`Vault::remember`].
@@ -326,21 +326,36 @@ fn refuse_duplicate(v: &Validated, existing: &[(Arc<Memory>, Arc<Digest>)]) -> O
     let candidate = candidate_of(v);
     let digest = Digest::new(&v.title, &v.body);
     let &(i, score) = find_duplicates(&candidate, &digest, existing).first()?;
-    let m = &existing[i].0;
+    Some(duplicate_of(&existing[i].0, score, false))
+}
+
+/// The refusal of a memory that duplicates `m` (`score`: the words' similarity, or with
+/// `by_meaning` the cosine), naming it.
+fn duplicate_of(m: &Memory, score: f64, by_meaning: bool) -> Remembered {
     let title = m.title.clone().unwrap_or_default();
     let refusal = Refusal::Duplicate {
         score,
         title: title.clone(),
         path: m.path.clone(),
-        by_meaning: false,
+        by_meaning,
+    };
+    let how = if by_meaning {
+        format!(
+            "a memory that says the same already exists (meaning {}% alike)",
+            (score * 100.0).round()
+        )
+    } else {
+        format!(
+            "a near-identical memory already exists ({}% similar)",
+            (score * 100.0).round()
+        )
     };
     let message = format!(
-        "Not recorded: a near-identical memory already exists ({}% similar).\n  {title}\n  {}\n{}",
-        (score * 100.0).round(),
+        "Not recorded: {how}.\n  {title}\n  {}\n{}",
         m.path,
         refusal.advice(Surface::Mcp).unwrap_or_default()
     );
-    Some(refused(refusal, message))
+    refused(refusal, message)
 }
 
 /// Cosine (all-MiniLM-L6-v2) between a new memory's text and a visible memory at or above which
@@ -364,7 +379,7 @@ impl Vault {
         let peers: Vec<&Memory> = existing
             .iter()
             .map(|(m, _)| m.as_ref())
-            .filter(|m| m.is_agent() && candidate.shares_facet(m))
+            .filter(|m| may_duplicate(&candidate, m))
             .collect();
         if peers.is_empty() {
             return Ok(None);
@@ -390,20 +405,7 @@ impl Vault {
         }) else {
             return Ok(None);
         };
-        let title = m.title.clone().unwrap_or_default();
-        let refusal = Refusal::Duplicate {
-            score: f64::from(cosine),
-            title: title.clone(),
-            path: m.path.clone(),
-            by_meaning: true,
-        };
-        let message = format!(
-            "Not recorded: a memory that says the same already exists (meaning {}% alike).\n  {title}\n  {}\n{}",
-            (cosine * 100.0).round(),
-            m.path,
-            refusal.advice(Surface::Mcp).unwrap_or_default()
-        );
-        Ok(Some(refused(refusal, message)))
+        Ok(Some(duplicate_of(m, f64::from(cosine), true)))
     }
 }
 
