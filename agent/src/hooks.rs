@@ -185,6 +185,16 @@ impl HookContext {
         Manifest::load(&self.root)
     }
 
+    /// The vault on this context's index folder (cheap: nothing is read until asked). Hooks see
+    /// the vault only through its agent view ([`mindex::Vault::scoped`]).
+    pub(crate) fn vault(&self) -> Option<mindex::Vault> {
+        let opts = mindex::VaultOptions {
+            index_dir: Some(self.index_dir.clone()),
+            ..mindex::VaultOptions::default()
+        };
+        mindex::Vault::open(&self.root, opts).ok()
+    }
+
     /// Where the agent works, when that is outside the vault: a code repository whose vault
     /// came from `--vault` / `MINDEX_VAULT`. The folder is the payload's `cwd` (an absolute
     /// path), else [`HookContext::workdir`]; it is outside when, both resolved through
@@ -340,7 +350,7 @@ pub(crate) fn rel_path(root: &Path, path: &Path) -> Option<String> {
     )
 }
 
-pub(crate) use mindex::markdown::is_markdown_name as is_md;
+pub(crate) use mindex::note::is_markdown_name as is_md;
 
 /// `text` without control characters (C0, DEL, C1: ESC, BEL, carriage returns, …), newlines
 /// and tabs kept: what a hook prints comes from files anyone could have written, and must not

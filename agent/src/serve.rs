@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use mindex::Caller;
-use mindex::walk::FileStat;
+use mindex::FileStat;
 
 mod http;
 

@@ -56,7 +56,7 @@ fn main() -> anyhow::Result<()> {
     let caller = Caller::named("proj3")?;
     let vault = open()?;
     let all = RecallOptions::default();
-    let first = vault.recall(&caller, &all, None)?;
+    let first = vault.scoped(&caller).recall(&all, None)?;
     eprintln!(
         "caller proj3 sees {} of {} memories ({} withheld)",
         first.visible, memories, first.withheld
@@ -70,14 +70,19 @@ fn main() -> anyhow::Result<()> {
         "store listing (stat + cache) p50 {:.2} ms",
         percentile(&warm_list, 50.0)
     );
-    let warm_recall = time(50, |_| vault.recall(&caller, &all, None).map(|r| r.visible));
-    let warm_hits = vault.recall(&caller, &all, None)?.cache;
+    let warm_recall = time(50, |_| {
+        vault.scoped(&caller).recall(&all, None).map(|r| r.visible)
+    });
+    let warm_hits = vault.scoped(&caller).recall(&all, None)?.cache;
     assert_eq!(warm_hits.misses, 0, "warm recall re-parsed files");
     let cold_recall = time(10, |_| {
-        open().and_then(|v| v.recall(&caller, &all, None).map(|r| r.visible))
+        open().and_then(|v| v.scoped(&caller).recall(&all, None).map(|r| r.visible))
     });
     let warm_query = time(50, |_| {
-        vault.recall(&caller, &query, None).map(|r| r.visible)
+        vault
+            .scoped(&caller)
+            .recall(&query, None)
+            .map(|r| r.visible)
     });
 
     let input = |i: usize| {
@@ -91,11 +96,16 @@ fn main() -> anyhow::Result<()> {
     };
     let warm_scan = time(30, |i| {
         vault
-            .remember(&caller, &input(i))
+            .scoped(&caller)
+            .remember(&input(i), None)
             .map(|r| r.preview.is_some())
     });
     let cold_scan = time(10, |i| {
-        open().and_then(|v| v.remember(&caller, &input(i)).map(|r| r.preview.is_some()))
+        open().and_then(|v| {
+            v.scoped(&caller)
+                .remember(&input(i), None)
+                .map(|r| r.preview.is_some())
+        })
     });
     let writes = time(20, |i| {
         let mut inp = input(i);
@@ -103,7 +113,10 @@ fn main() -> anyhow::Result<()> {
         inp.title = format!("Written lesson {i} about broker redelivery");
         inp.body = format!("{} Case {i}.", inp.body);
         inp.force = true;
-        vault.remember(&caller, &inp).map(|r| r.indexed)
+        vault
+            .scoped(&caller)
+            .remember(&inp, None)
+            .map(|r| r.indexed)
     });
 
     let ratio = |cold: &[f64], warm: &[f64]| percentile(cold, 50.0) / percentile(warm, 50.0);

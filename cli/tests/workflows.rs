@@ -68,7 +68,7 @@ fn every_agent_gets_the_same_commands_and_each_parses() {
     for name in &sets[0] {
         for (d, ext) in &AGENTS[..2] {
             let text = fs::read_to_string(v.join(d).join(format!("{name}.{ext}"))).unwrap();
-            let fm = mindex::markdown::frontmatter(&text)
+            let fm = frontmatter_of(&text)
                 .unwrap_or_else(|| panic!("{d}/{name}: frontmatter does not parse"));
             for key in ["description", "argument-hint"] {
                 assert!(
@@ -190,8 +190,7 @@ fn every_subagent_parses_and_has_a_narrow_tool_list() {
     assert!(agents.len() >= 5, "{agents:?}");
     for a in &agents {
         let text = fs::read_to_string(v.join(".claude/agents").join(format!("{a}.md"))).unwrap();
-        let fm = mindex::markdown::frontmatter(&text)
-            .unwrap_or_else(|| panic!("{a}: frontmatter does not parse"));
+        let fm = frontmatter_of(&text).unwrap_or_else(|| panic!("{a}: frontmatter does not parse"));
         assert_eq!(fm["name"].as_str(), Some(a.as_str()));
         assert!(
             fm["description"]
@@ -207,4 +206,12 @@ fn every_subagent_parses_and_has_a_narrow_tool_list() {
         let (c, _) = check_names(a, &text, tools, &v);
         assert!(c >= 3, "{a}");
     }
+}
+
+/// The frontmatter of `text` as the engine's note reader parses it; `None` when it is missing,
+/// does not close or does not parse.
+fn frontmatter_of(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let parsed = mindex::parse_note("command.md", text);
+    (parsed.warnings.is_empty() && !parsed.note.frontmatter.is_empty())
+        .then_some(parsed.note.frontmatter)
 }

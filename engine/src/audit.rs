@@ -69,6 +69,8 @@ pub enum AuditAction {
     Reason,
     /// A write refused, with why: `refused`.
     Refused,
+    /// Notes read for a purpose other than a tool call (a hook's briefing): `read`.
+    Read,
 }
 
 impl AuditAction {
@@ -89,6 +91,7 @@ impl AuditAction {
         AuditAction::RecordWork,
         AuditAction::Reason,
         AuditAction::Refused,
+        AuditAction::Read,
     ];
 
     /// The name written in the log.
@@ -109,6 +112,7 @@ impl AuditAction {
             AuditAction::RecordWork => "record_work",
             AuditAction::Reason => "reason",
             AuditAction::Refused => "refused",
+            AuditAction::Read => "read",
         }
     }
 }

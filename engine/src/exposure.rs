@@ -20,12 +20,11 @@
 mod open;
 mod privacy;
 pub use open::{OpenedNote, open_visible};
-pub use privacy::{ListedFile, PRIVACY_CACHE_FILE};
+pub use privacy::ListedFile;
 mod reach;
-pub use reach::{
-    MemoryRootInfo, caller_platforms, caller_platforms_among, discover_memory_root,
-    discover_memory_root_among,
-};
+pub use reach::{MemoryRootInfo, caller_platforms_among, discover_memory_root_among};
+#[cfg(test)]
+pub(crate) use reach::{caller_platforms, discover_memory_root};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;

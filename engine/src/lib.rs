@@ -36,7 +36,7 @@ pub mod chunk;
 pub mod embed;
 mod error;
 pub mod eval;
-pub mod exposure;
+pub(crate) mod exposure;
 pub mod home;
 mod identity;
 pub mod init;
@@ -44,7 +44,7 @@ mod lexical;
 #[cfg(test)]
 mod linear_tests;
 pub mod manifest;
-pub mod markdown;
+pub(crate) mod markdown;
 pub mod memory;
 pub mod note;
 pub mod query;
@@ -58,7 +58,7 @@ mod surface;
 pub mod time;
 pub mod vault;
 pub mod vector;
-pub mod walk;
+pub(crate) mod walk;
 pub mod watch;
 mod watcher;
 
@@ -76,6 +76,7 @@ pub use vault::{
     NoProgress, Outcome, Progress, ReasonOptions, Reasoning, Recall, RecallOptions, Refusal,
     Remembered, Status, StatusOptions, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
 };
+pub use walk::FileStat;
 
 /// The version of this library.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -114,6 +114,8 @@ impl Tags {
     }
 }
 
+pub use crate::markdown::is_markdown_name;
+
 /// The stem of a vault-relative path: `a/b/Note.md` → `Note`.
 pub fn file_stem(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);

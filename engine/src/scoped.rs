@@ -23,7 +23,7 @@ use serde_json::json;
 use crate::audit::{AuditAction, AuditLog};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::exposure::{Exposure, OpenedNote, VisibleFile, open_visible};
+use crate::exposure::{OpenedNote, VisibleFile, open_visible};
 use crate::identity::Caller;
 use crate::memory::MemoryInput;
 use crate::query::SubQuery;
@@ -33,11 +33,13 @@ use crate::vault::agent::{AgentContext, EXPAND_MAX_LINKS};
 
 mod answers;
 pub mod docs;
+mod tree;
 use crate::vault::{
     Expansion, Health, LinkedNote, MultiGetItem, ReasonOptions, Reasoning, Recall, RecallOptions,
     Remembered, ScopedHits, Vault, WorkInput, WorkRecord,
 };
 pub use answers::*;
+pub use tree::{MemoryInbox, NoteText, Reads, TreeFile, VaultTree};
 
 /// One caller's view of a vault (see the module docs). Cheap to make: one per call is fine.
 #[derive(Debug)]
@@ -71,16 +73,6 @@ impl<'v> Scoped<'v> {
         &self.caller
     }
 
-    /// The vault this view is of.
-    pub fn vault(&self) -> &'v Vault {
-        self.vault
-    }
-
-    /// The exposure policy this view applies.
-    pub fn exposure(&self) -> &Exposure {
-        &self.ctx.exposure
-    }
-
     fn who(&self) -> Option<&str> {
         self.caller.project.as_deref()
     }
@@ -95,7 +87,7 @@ impl<'v> Scoped<'v> {
     }
 
     /// Every note this view serves, sorted by path.
-    pub fn visible_files(&self) -> Vec<VisibleFile> {
+    pub(crate) fn visible_files(&self) -> Vec<VisibleFile> {
         self.ctx.exposure.visible_files()
     }
 

@@ -155,7 +155,6 @@ pub struct WalkEntry<'a> {
     pub path: &'a Path,
     /// Whether it is a folder (a followed symlink reports its target's kind).
     pub is_dir: bool,
-    dirent: &'a fs::DirEntry,
     target_meta: Option<&'a fs::Metadata>,
 }
 
@@ -169,14 +168,6 @@ impl std::fmt::Debug for WalkEntry<'_> {
 }
 
 impl WalkEntry<'_> {
-    /// The entry's metadata (a followed symlink's target's); read on demand.
-    pub fn metadata(&self) -> std::io::Result<fs::Metadata> {
-        match self.target_meta {
-            Some(m) => Ok(m.clone()),
-            None => self.dirent.metadata(),
-        }
-    }
-
     /// A followed symlink's target's stat (read by the walk); `None` for any other entry (which
     /// [`stat_while_walking`] then stats itself).
     pub fn target_stat(&self) -> Option<FileStat> {
@@ -419,7 +410,6 @@ impl<'a> Walk<'a> {
                 name,
                 path: &path,
                 is_dir,
-                dirent: entry,
                 target_meta: target_meta.as_ref(),
             });
             match step {

@@ -63,7 +63,7 @@ fn an_oversized_memory_is_refused_naming_the_field_its_size_and_the_limit() {
     let (_d, v) = vault(VaultOptions::default());
     let who = Caller::named("atlas").unwrap();
     let big = 20 << 20;
-    let r = v.remember(&who, &lesson(prose(big))).unwrap();
+    let r = v.scoped(&who).remember(&lesson(prose(big)), None).unwrap();
     assert!(!r.recorded, "{}", r.message);
     let Some(Refusal::Validation { errors }) = &r.refusal else {
         panic!("{r:?}")
@@ -89,7 +89,7 @@ fn an_oversized_memory_is_refused_naming_the_field_its_size_and_the_limit() {
     let mut input = lesson(prose(500));
     input.verification = Some("v".repeat(MAX_MEMORY_FIELD_BYTES + 1));
     input.links = vec!["x".repeat(3000), "y".repeat(3000)];
-    let r = v.remember(&who, &input).unwrap();
+    let r = v.scoped(&who).remember(&input, None).unwrap();
     let Some(Refusal::Validation { errors }) = &r.refusal else {
         panic!("{r:?}")
     };
@@ -104,7 +104,8 @@ fn an_oversized_memory_is_refused_naming_the_field_its_size_and_the_limit() {
 
     // A body at the limit is a memory like any other.
     let r = v
-        .remember(&who, &lesson(prose(MAX_MEMORY_BODY_BYTES)))
+        .scoped(&who)
+        .remember(&lesson(prose(MAX_MEMORY_BODY_BYTES)), None)
         .unwrap();
     assert!(r.recorded && r.indexed, "{}", r.message);
 }
@@ -119,7 +120,7 @@ fn an_oversized_work_note_is_refused_naming_the_largest_field_and_the_limit() {
         changes: vec![prose(200_000), prose(100_000)],
         ..WorkInput::default()
     };
-    let r = v.record_work(&who, &input).unwrap();
+    let r = v.scoped(&who).record_work(&input).unwrap();
     assert!(!r.recorded);
     assert!(
         matches!(r.refusal, Some(mindex::Refusal::Validation { .. })),
@@ -144,7 +145,7 @@ fn a_write_the_index_skips_does_not_report_indexed() {
         ..VaultOptions::default()
     });
     let who = Caller::named("atlas").unwrap();
-    let r = v.remember(&who, &lesson(prose(3000))).unwrap();
+    let r = v.scoped(&who).remember(&lesson(prose(3000)), None).unwrap();
     assert!(r.recorded, "{}", r.message);
     assert!(!r.indexed, "the index skipped it: {}", r.message);
     assert!(
@@ -154,12 +155,13 @@ fn a_write_the_index_skips_does_not_report_indexed() {
         r.message
     );
     let small = v
+        .scoped(&who)
         .remember(
-            &who,
             &MemoryInput {
                 title: "Small lessons index".into(),
                 ..lesson(prose(300))
             },
+            None,
         )
         .unwrap();
     assert!(small.recorded && small.indexed, "{}", small.message);
@@ -169,7 +171,7 @@ fn a_write_the_index_skips_does_not_report_indexed() {
         summary: prose(3000),
         ..WorkInput::default()
     };
-    let r = v.record_work(&who, &input).unwrap();
+    let r = v.scoped(&who).record_work(&input).unwrap();
     assert!(r.recorded);
     assert!(!r.indexed, "{}", r.message);
     assert!(

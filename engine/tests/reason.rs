@@ -57,8 +57,8 @@ fn a_successful_session_answers_with_its_footer_and_a_record() {
     let cmd = stand_in(d.path(), "agent-ok", SUCCESS);
     let who = Caller::named("atlas").unwrap();
     let r = v
+        .scoped(&who)
         .reason(
-            &who,
             "Why did payments move to the new ledger?",
             None,
             &opts(&cmd, 60),
@@ -173,12 +173,8 @@ fn a_pinned_model_is_passed_and_a_different_one_is_called_out() {
     let v = Vault::open(v.root(), VaultOptions::default()).unwrap();
     let cmd = stand_in(d.path(), "agent-pin", SUCCESS);
     let r = v
-        .reason(
-            &Caller::named("atlas").unwrap(),
-            "ledger?",
-            None,
-            &opts(&cmd, 60),
-        )
+        .scoped(&Caller::named("atlas").unwrap())
+        .reason("ledger?", None, &opts(&cmd, 60))
         .unwrap();
     let args = argv(&cmd);
     let i = args.iter().position(|a| a == "--model").unwrap();
@@ -193,13 +189,9 @@ fn a_pinned_model_is_passed_and_a_different_one_is_called_out() {
     m["reason"] = serde_json::json!({"model": "sonnet"});
     fs::write(&manifest, m.to_string()).unwrap();
     let v = Vault::open(v.root(), VaultOptions::default()).unwrap();
-    v.reason(
-        &Caller::named("atlas").unwrap(),
-        "ledger?",
-        None,
-        &opts(&cmd, 60),
-    )
-    .unwrap();
+    v.scoped(&Caller::named("atlas").unwrap())
+        .reason("ledger?", None, &opts(&cmd, 60))
+        .unwrap();
     assert!(
         !argv(&cmd).iter().any(|a| a == "--model"),
         "an alias means the CLI default"
@@ -226,12 +218,8 @@ fn a_timeout_kills_the_session_and_its_children_and_returns_nothing_partial() {
         ),
     );
     let r = v
-        .reason(
-            &Caller::named("atlas").unwrap(),
-            "ledger?",
-            None,
-            &opts(&cmd, 1),
-        )
+        .scoped(&Caller::named("atlas").unwrap())
+        .reason("ledger?", None, &opts(&cmd, 1))
         .unwrap();
     assert!(!r.ok);
     assert_eq!(r.terminal, "timeout");
@@ -284,7 +272,10 @@ fn early_ends_spawn_errors_and_garbage_are_refused_by_name() {
         "agent-early",
         r#"echo '{"is_error":true,"result":"","num_turns":1,"terminal_reason":"max_turns"}'"#,
     );
-    let r = v.reason(&who, "ledger?", None, &opts(&early, 60)).unwrap();
+    let r = v
+        .scoped(&who)
+        .reason("ledger?", None, &opts(&early, 60))
+        .unwrap();
     assert!(!r.ok);
     assert!(
         r.text
@@ -298,12 +289,8 @@ fn early_ends_spawn_errors_and_garbage_are_refused_by_name() {
     );
 
     let r = v
-        .reason(
-            &who,
-            "ledger?",
-            None,
-            &opts(Path::new("/nonexistent/agent"), 60),
-        )
+        .scoped(&who)
+        .reason("ledger?", None, &opts(Path::new("/nonexistent/agent"), 60))
         .unwrap();
     assert_eq!(r.terminal, "spawn_error");
     assert!(
@@ -320,12 +307,16 @@ fn early_ends_spawn_errors_and_garbage_are_refused_by_name() {
         "echo 'model overloaded' >&2\necho 'not json'",
     );
     let r = v
-        .reason(&who, "ledger?", None, &opts(&garbage, 60))
+        .scoped(&who)
+        .reason("ledger?", None, &opts(&garbage, 60))
         .unwrap();
     assert_eq!(r.terminal, "unparseable");
     assert!(r.text.contains("model overloaded"), "{}", r.text);
 
-    let r = v.reason(&who, "   ", None, &opts(&early, 60)).unwrap();
+    let r = v
+        .scoped(&who)
+        .reason("   ", None, &opts(&early, 60))
+        .unwrap();
     assert!(r.text.starts_with("Not run: no question given."));
 }
 
@@ -343,12 +334,8 @@ fn a_vault_exposing_nothing_is_refused() {
     v.update(&NoProgress).unwrap();
     let cmd = stand_in(d.path(), "agent", SUCCESS);
     let r = v
-        .reason(
-            &Caller::named("atlas").unwrap(),
-            "anything?",
-            None,
-            &opts(&cmd, 60),
-        )
+        .scoped(&Caller::named("atlas").unwrap())
+        .reason("anything?", None, &opts(&cmd, 60))
         .unwrap();
     assert!(!r.ok);
     assert!(r.text.contains("mcp_exposed_roots"), "{}", r.text);
@@ -431,12 +418,8 @@ fn a_prompt_injected_agent_reads_only_the_exposed_view() {
     // stand-in reads it (the engine's scrubbing should drop it, which the assertions allow).
     unsafe { std::env::set_var("MINDEX_TEST_VAULT", &vault_abs) };
     let r = v
-        .reason(
-            &Caller::named("atlas").unwrap(),
-            &question,
-            None,
-            &opts(&cmd, 60),
-        )
+        .scoped(&Caller::named("atlas").unwrap())
+        .reason(&question, None, &opts(&cmd, 60))
         .unwrap();
     assert!(r.ok, "{}", r.text);
     let answer = r.answer.clone().unwrap();
@@ -494,8 +477,8 @@ fn an_exposed_vault_over_the_view_cap_is_refused_naming_the_limit() {
     let (d, v) = vault();
     let cmd = stand_in(d.path(), "agent-big", SUCCESS);
     let r = v
+        .scoped(&Caller::named("atlas").unwrap())
         .reason(
-            &Caller::named("atlas").unwrap(),
             "ledger?",
             None,
             &ReasonOptions {

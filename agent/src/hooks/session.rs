@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::Value;
 
-use super::hygiene::{Tree, hygiene_with, name_of, parent_of};
+use super::hygiene::{hygiene_with, name_of, parent_of};
 use super::{
     HookContext, HookOutcome, Outside, Payload, hook_output, is_md, one_line, strip_controls,
     strip_md,
 };
-use mindex::exposure::is_private;
+use mindex::Scoped;
 use mindex::manifest::Manifest;
-use mindex::markdown::{body, frontmatter_str, read_head};
+use mindex::scoped::{MAX_READ_BYTES, Reads, TreeFile, VaultTree};
 
 /// Claude Code shows a hook's context inline only up to this many characters; past it the
 /// session gets a file path and a short preview. Every session-start answer stays under it.
@@ -120,7 +120,16 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
     }
     let manifest = ctx.manifest();
     let outside = ctx.outside(p);
-    let (mut sections, hygiene) = sections(ctx, &manifest, mode, outside.as_ref());
+    let Some(vault) = ctx.vault() else {
+        out.debug
+            .push(format!("vault {}: cannot be opened", ctx.root.display()));
+        return;
+    };
+    let caller = outside
+        .as_ref()
+        .map_or_else(mindex::Caller::anonymous, |o| o.caller.clone());
+    let view = vault.scoped(&caller);
+    let (mut sections, hygiene) = sections(ctx, &view, &manifest, mode, outside.as_ref());
     // Every text comes from files anyone could have written: no control characters reach the
     // agent (newlines and tabs aside).
     for s in &mut sections {
@@ -286,6 +295,7 @@ pub(crate) fn fit(mut sections: Vec<Section>, budget: Option<usize>) -> String {
 /// its own project's open tasks.
 fn sections(
     ctx: &HookContext,
+    view: &Scoped<'_>,
     manifest: &Manifest,
     mode: InjectionMode,
     outside: Option<&Outside>,
@@ -293,8 +303,9 @@ fn sections(
     let root = &ctx.root;
     // Only what an agent may see: private notes and never-exposed names are left out of every
     // section, and the memory store's files out of every listing.
-    let tree = Tree::scan_for_agents(root, &ctx.index_dir, manifest);
-    let mut listed = tree.without_under(&tree.memory_root);
+    let tree = view.tree();
+    let reads = view.reads("session-start");
+    let mut listed = tree.without_under(tree.memory_root());
     let mut head = String::from("## Session Context");
     if let Some(o) = outside {
         let _ = write!(
@@ -327,28 +338,28 @@ fn sections(
     }
     if mode == InjectionMode::Full {
         out.push(
-            Section::new("### North Star (current goals)", north_star(root, &tree))
-                .degrades(30, "(Over budget — re-read brain/North Star.md on demand.)"),
+            Section::new(
+                "### North Star (current goals)",
+                north_star(root, &tree, &reads),
+            )
+            .degrades(30, "(Over budget — re-read brain/North Star.md on demand.)"),
         );
         out.push(
             Section::new(
                 "### Brain Topics (read on demand)",
-                brain_topics(root, &listed),
+                brain_topics(&listed, &reads),
             )
             .degrades(40, "(Over budget — list brain/ on demand.)"),
         );
     }
     out.push(
-        Section::new(
-            "### Recent Changes (last 48h)",
-            recent_changes(root, manifest, &tree),
-        )
-        .degrades(20, "(Over budget — run git log on demand.)"),
+        Section::new("### Recent Changes (last 48h)", recent_changes(root, &tree))
+            .degrades(20, "(Over budget — run git log on demand.)"),
     );
     out.push(
         Section::new(
             "### Open Tasks",
-            open_tasks(root, manifest, &listed, outside.map(|o| &o.caller)),
+            open_tasks(root, manifest, &listed, &reads, outside.map(|o| &o.caller)),
         )
         .never_degrades(10),
     );
@@ -361,7 +372,7 @@ fn sections(
             .map_or(DEFAULT_COLLAPSE_THRESHOLD, |t| t as usize);
         // The vault's machinery (the manifest's `infrastructure`: agent configs, templates,
         // bases, the manifest) is not a note: it stays out of the listing.
-        listed.files.retain(|f| !manifest.is_infrastructure(&f.rel));
+        listed.retain_files(|f| !manifest.is_infrastructure(&f.rel));
         out.push(
             Section::new(
                 "### Vault File Listing",
@@ -390,7 +401,7 @@ fn sections(
                 .into(),
         ));
     }
-    let hygiene = hygiene_with(root, manifest, ctx.now, &tree);
+    let hygiene = hygiene_with(view, &reads, manifest, ctx.now, &tree);
     if !hygiene.is_empty() {
         out.push(
             Section::new("### Vault Hygiene (drift detected)", hygiene.to_text()).never_degrades(5),
@@ -400,8 +411,8 @@ fn sections(
 }
 
 /// The North Star's current goals, when agents may see the note (`tree` holds only what they
-/// may: [`Tree::scan_for_agents`]); the text printed is judged again, as read.
-fn north_star(root: &Path, tree: &Tree) -> String {
+/// may: [`Scoped::tree`]); the text printed is judged again, as read.
+fn north_star(root: &Path, tree: &VaultTree, reads: &Reads<'_, '_>) -> String {
     const REL: &str = "brain/North Star.md";
     let path = root.join(REL);
     if !path.is_file() {
@@ -411,24 +422,19 @@ fn north_star(root: &Path, tree: &Tree) -> String {
     if !tree.files_in("brain").any(|f| f.rel == REL) {
         return withheld.into();
     }
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return "(not found)".into();
-    };
-    if is_private(&text) {
+    // Missing, unreadable or made private since the scan: the same answer.
+    let Some(note) = reads.note(REL, MAX_READ_BYTES) else {
         return withheld.into();
-    }
-    let body = body(&text);
-    let lines: Vec<&str> = body.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.starts_with("## Current Focus"))
-        .unwrap_or(0);
-    let kept: Vec<&str> = lines[start..]
+    };
+    let lines = note
+        .lines_from_heading("Current Focus")
+        .unwrap_or_else(|| note.body().lines().collect());
+    let kept: Vec<&str> = lines
         .iter()
         .copied()
         .filter(|l| !l.starts_with("- ~~"))
         .collect();
-    let hidden = lines[start..].len() - kept.len();
+    let hidden = lines.len() - kept.len();
     let mut kept: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
     while kept.first().is_some_and(|l| l.trim().is_empty()) {
         kept.remove(0);
@@ -444,21 +450,21 @@ fn north_star(root: &Path, tree: &Tree) -> String {
     if s.is_empty() { "(empty)".into() } else { s }
 }
 
-fn brain_topics(root: &Path, tree: &Tree) -> String {
+fn brain_topics(tree: &VaultTree, reads: &Reads<'_, '_>) -> String {
     let mut lines = Vec::new();
     for f in tree.files_in("brain").filter(|f| is_md(&f.rel)) {
         let name = strip_md(name_of(&f.rel));
         if name == "North Star" || name == "Memories" {
             continue;
         }
-        let text = read_head(&root.join(&f.rel), 64 * 1024).unwrap_or_default();
         // Judged again as read: a note made private since the scan stays out.
-        if is_private(&text) {
+        let Some(note) = reads.note(&f.rel, 64 * 1024) else {
             continue;
-        }
-        let description =
-            frontmatter_str(&text, "description").unwrap_or_else(|| "(no description)".into());
-        let body = body(&text);
+        };
+        let description = note
+            .field("description")
+            .unwrap_or_else(|| "(no description)".into());
+        let body = note.body();
         // Empty: nothing but headings (the contract counts bullets only; prose counts here too).
         let has_text = body.lines().any(|l| {
             let t = l.trim();
@@ -483,7 +489,7 @@ fn brain_topics(root: &Path, tree: &Tree) -> String {
 /// one an agent may be told of (a note of the agents' tree, or the vault's machinery) and its
 /// subject names no withheld note; the others are counted, never shown (a commit that touched
 /// only a private note says what the note says).
-fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
+fn recent_changes(root: &Path, tree: &VaultTree) -> String {
     const NONE: &str = "(no git history)";
     if !root.ancestors().any(|a| a.join(".git").exists()) {
         return NONE.into();
@@ -544,11 +550,7 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
         let mut files = parts.map(str::trim).filter(|f| !f.is_empty());
         // The vault's machinery is shown unless it is itself private (a private draft kept
         // under `templates/`, say).
-        let told = files.all(|f| {
-            tree.shows(f)
-                || (manifest.is_infrastructure(f)
-                    && !(is_md(f) && mindex::exposure::note_is_private(&root.join(f))))
-        });
+        let told = files.all(|f| tree.tells_of(f));
         if told && !tree.names_withheld(subject) {
             lines.push(one_line(subject));
         } else {
@@ -576,7 +578,8 @@ fn recent_changes(root: &Path, manifest: &Manifest, tree: &Tree) -> String {
 fn open_tasks(
     root: &Path,
     manifest: &Manifest,
-    tree: &Tree,
+    tree: &VaultTree,
+    reads: &Reads<'_, '_>,
     project: Option<&mindex::Caller>,
 ) -> String {
     const MAX: usize = 10;
@@ -584,7 +587,7 @@ fn open_tasks(
         .and_then(|c| c.project_folder(root))
         .map(|d| format!("projects/{d}"));
     // Each source, and whether its frontmatter must name the caller's project.
-    let sources: Vec<(&super::hygiene::TreeFile, bool)> = match project {
+    let sources: Vec<(&TreeFile, bool)> = match project {
         None => tree
             .files_in("work/active")
             .chain(
@@ -618,20 +621,14 @@ fn open_tasks(
         if total >= MAX {
             break;
         }
-        let Some(text) = read_head(&root.join(&f.rel), 1 << 20) else {
+        let Some(note) = reads.note(&f.rel, 1 << 20) else {
             continue;
         };
-        if is_private(&text) {
+        if owned && !project.is_some_and(|c| note.frontmatter().is_some_and(|m| c.owns_note(&m))) {
             continue;
         }
-        if owned
-            && !project.is_some_and(|c| {
-                mindex::markdown::frontmatter(&text).is_some_and(|m| c.owns_note(&m))
-            })
-        {
-            continue;
-        }
-        let tasks: Vec<&str> = text
+        let tasks: Vec<&str> = note
+            .text
             .lines()
             .filter(|l| OPEN_TASK.is_match(l))
             .take(MAX - total)
@@ -657,14 +654,14 @@ fn open_tasks(
     }
 }
 
-fn active_work(tree: &Tree) -> String {
+fn active_work(tree: &VaultTree) -> String {
     const MAX: usize = 10;
     let mut items: Vec<String> = tree
         .files_in("work/active")
         .filter(|f| is_md(&f.rel))
         .map(|f| one_line(strip_md(name_of(&f.rel))))
         .collect();
-    for d in &tree.dirs {
+    for d in tree.dirs() {
         if parent_of(d) == "work/active" {
             let n = tree.files_under(d).filter(|f| is_md(&f.rel)).count();
             items.push(format!("{}/ ({n} notes)", one_line(name_of(d))));
@@ -688,21 +685,21 @@ fn active_work(tree: &Tree) -> String {
 /// The vault's files as `<prefix>path` lines (`./path` inside the vault; bare vault paths for a
 /// session elsewhere, which `./` would send to its own folder), sorted, with big flat folders
 /// (and `work/archive`) folded to one count line.
-pub(crate) fn listing(tree: &Tree, threshold: usize, prefix: &str) -> String {
+pub(crate) fn listing(tree: &VaultTree, threshold: usize, prefix: &str) -> String {
     let skip_top = |rel: &str| {
         let top = rel.split('/').next().unwrap_or("");
         top == "thinking" || super::hygiene::MACHINERY_DIRS.contains(&top)
     };
     let has_subdirs = |d: &str| {
         let prefix = format!("{d}/");
-        tree.dirs
+        tree.dirs()
             .range(prefix.clone()..)
             .next()
             .is_some_and(|x| x.starts_with(&prefix))
     };
     let md_in = |d: &str| tree.files_in(d).filter(|f| is_md(&f.rel)).count();
     let mut collapsed: Vec<(String, usize)> = Vec::new();
-    for d in &tree.dirs {
+    for d in tree.dirs() {
         if skip_top(d)
             || collapsed
                 .iter()
@@ -718,7 +715,7 @@ pub(crate) fn listing(tree: &Tree, threshold: usize, prefix: &str) -> String {
         }
     }
     let mut lines: Vec<String> = Vec::new();
-    for f in &tree.files {
+    for f in tree.files() {
         if skip_top(&f.rel) {
             continue;
         }
@@ -861,29 +858,15 @@ mod tests {
         );
     }
 
-    fn tree_of(files: &[&str], dirs: &[&str]) -> Tree {
-        let mut files = files.to_vec();
-        files.sort();
-        Tree {
-            files: files
+    fn tree_of(files: &[&str], dirs: &[&str]) -> VaultTree {
+        VaultTree::new(
+            files
                 .iter()
-                .map(|r| super::super::hygiene::TreeFile {
-                    rel: r.to_string(),
-                    stat: mindex::walk::FileStat {
-                        size: 1,
-                        mtime_ns: 0,
-                        ctime_ns: 0,
-                        ino: 0,
-                        dev: 0,
-                    },
-                    through_link: false,
-                })
+                .map(|r| TreeFile::new(*r, 1, std::time::SystemTime::UNIX_EPOCH))
                 .collect(),
-            dirs: dirs.iter().map(|d| d.to_string()).collect(),
-            memory_root: "memories".into(),
-            scanned_at: std::time::SystemTime::UNIX_EPOCH,
-            withheld: Vec::new(),
-        }
+            dirs.iter().map(|d| d.to_string()).collect(),
+            "memories",
+        )
     }
 
     #[test]

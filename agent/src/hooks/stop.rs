@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::hygiene::{BRIEFED_STATE, Tree, block_digest, hygiene_scan};
+use super::hygiene::{BRIEFED_STATE, block_digest, hygiene_scan};
 use super::state::{MAX_AGE, SessionState, write_replace};
 use super::{HookContext, HookEvent, HookOutcome, Payload, system_message};
 
@@ -27,7 +27,14 @@ pub(crate) fn run(p: &Payload, ctx: &HookContext, out: &mut HookOutcome) {
         return;
     }
     out.refresh = true;
-    let hygiene = hygiene_scan(&ctx.root, &ctx.index_dir, &ctx.manifest(), ctx.now);
+    let hygiene = match ctx.vault() {
+        Some(vault) => hygiene_scan(
+            &vault.scoped(&mindex::Caller::anonymous()),
+            &ctx.manifest(),
+            ctx.now,
+        ),
+        None => Default::default(),
+    };
     let mut blocks = hygiene.blocks();
     // What this session's briefing already showed is not repeated.
     if let Some(session) = p.session_id() {
@@ -149,8 +156,8 @@ pub(crate) fn claim_report(
     }
     // Judged again as handed on: a note made private (or a memory) since the report was
     // saved is not named.
-    let manifest = mindex::manifest::Manifest::load(&ctx.root);
-    let tree = Tree::scan_for_agents(&ctx.root, &ctx.index_dir, &manifest);
+    let vault = ctx.vault()?;
+    let tree = vault.scoped(&mindex::Caller::anonymous()).tree();
     let lines: Vec<&str> = text.lines().collect();
     let kept: Vec<&str> = lines
         .iter()

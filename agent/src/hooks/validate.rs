@@ -9,10 +9,8 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::hygiene::{agent_exposure, clusters_of, name_of, parent_of};
+use super::hygiene::{clusters_of, name_of, parent_of};
 use super::{HookContext, HookEvent, HookOutcome, Payload, hook_output, is_md, rel_path};
-use mindex::exposure::ListedFile;
-use mindex::manifest::Manifest;
 
 /// A note at least this big is past the organisation threshold.
 pub const MONOLITH_BYTES: u64 = super::hygiene::OVERSIZED_BYTES;
@@ -284,38 +282,14 @@ fn check(ctx: &HookContext, raw: &str, blocks: &mut Vec<String>, policies: &mut 
         });
     }
     if parent_of(&rel) == "work/active" {
-        // Only the loose notes of work/active matter: list that one folder, not the vault.
-        let listed: Vec<String> = std::fs::read_dir(root.join("work/active"))
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter_map(|e| {
-                        std::fs::metadata(e.path()).ok().filter(|m| m.is_file())?;
-                        let name = e.file_name().to_str()?.to_string();
-                        (is_md(&name) && !name.starts_with('.'))
-                            .then(|| format!("work/active/{name}"))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        // Siblings an agent may not see are never named (judged by their real paths too).
-        let ex = agent_exposure(&root, &ctx.index_dir, &Manifest::load(&root));
-        let files: Vec<ListedFile> = listed
-            .iter()
-            .map(|rel| ListedFile {
-                rel,
-                stat: None,
-                through_link: true,
-            })
-            .collect();
-        // No cache here: it holds the whole tree's verdicts, and this is one folder.
-        let withheld = ex.withheld_from_agents_all(&files, None, std::time::SystemTime::now());
-        let loose: Vec<String> = listed
-            .into_iter()
-            .zip(withheld)
-            .filter(|(_, w)| !w)
-            .map(|(rel, _)| rel)
-            .collect();
+        // Only the loose notes of work/active matter: that one folder, listed and judged by
+        // the agent view (siblings an agent may not see are never named).
+        let loose = match ctx.vault() {
+            Some(vault) => vault
+                .scoped(&mindex::Caller::anonymous())
+                .notes_in("work/active"),
+            None => Vec::new(),
+        };
         if let Some(c) = clusters_of(&loose)
             .into_iter()
             .find(|c| c.files.contains(&rel))

@@ -72,19 +72,13 @@ impl Vault {
         ctx
     }
 
-    /// Where the agent memories live, as every agent surface finds them (through the index's
-    /// candidates when there is an index, else by walking the vault).
-    pub fn memory_root(&self) -> MemoryRootInfo {
-        self.agent().memory_root.clone()
-    }
-
     /// The exposure policy agents are served under.
-    pub fn exposure(&self) -> Exposure {
+    pub(crate) fn exposure(&self) -> Exposure {
         self.agent().exposure.clone()
     }
 
     /// The audit log (`<index>/audit.jsonl`).
-    pub fn audit_log(&self) -> AuditLog {
+    pub(crate) fn audit_log(&self) -> AuditLog {
         AuditLog::new(self.index_dir.join("audit.jsonl"))
     }
 

@@ -60,7 +60,7 @@ impl Vault {
 
     /// [`Vault::health`] as served to an agent: warnings and notes name only memories the
     /// caller may recall (and the projects those reach); the rest are counted, never named.
-    pub fn health_as_agent(&self, caller: &Caller) -> Result<Health> {
+    pub(crate) fn health_as_agent(&self, caller: &Caller) -> Result<Health> {
         self.health_inner(caller, true)
     }
 

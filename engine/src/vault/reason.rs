@@ -183,7 +183,7 @@ impl Vault {
     /// policy lets agents read ([`Vault::query_kept`]): hidden notes are cut from each ranking
     /// before fusion and never counted in the answer. Only the hits returned are completed
     /// (snippets).
-    pub fn scoped_query(
+    pub(crate) fn scoped_query(
         &self,
         model: Option<&dyn Embedder>,
         subs: &[SubQuery],
@@ -211,7 +211,7 @@ impl Vault {
     }
 
     /// Answers `question` with a read-only agent session over the vault (see the module docs).
-    pub fn reason(
+    pub(crate) fn reason(
         &self,
         caller: &Caller,
         question: &str,

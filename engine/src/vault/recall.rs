@@ -131,7 +131,7 @@ impl Vault {
     /// when `embedder` is given and vectors exist, else BM25) orders them; memories it did not
     /// place follow, so nothing visible is ever missing. Live memories always come before
     /// superseded ones.
-    pub fn recall(
+    pub(crate) fn recall(
         &self,
         caller: &Caller,
         opts: &RecallOptions,

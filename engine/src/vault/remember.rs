@@ -65,14 +65,11 @@ impl Vault {
     /// [`refuse_markup`] → [`neutralise_wikilinks`] → [`validated`] → [`visible_memories`] →
     /// [`refuse_duplicate`] → plan (links, supersession targets, rendering) → dry run or
     /// [`Vault::write_memory`] (write, back-links, index, audit) → the message.
-    pub fn remember(&self, caller: &Caller, input: &MemoryInput) -> Result<Remembered> {
-        self.remember_with(caller, input, None)
-    }
-
-    /// [`Vault::remember`], and with `model` (when the vault has vectors for it) a memory that
-    /// says what a visible one already says, in other words, is refused too, naming it: its
-    /// text's cosine to that memory is at least [`MEANING_DUPLICATE_THRESHOLD`].
-    pub fn remember_with(
+    ///
+    /// With `model` (when the vault has vectors for it) a memory that says what a visible one
+    /// already says, in other words, is refused too, naming it: its text's cosine to that
+    /// memory is at least [`MEANING_DUPLICATE_THRESHOLD`].
+    pub(crate) fn remember_with(
         &self,
         caller: &Caller,
         input: &MemoryInput,

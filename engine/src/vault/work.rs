@@ -134,7 +134,7 @@ impl Vault {
     /// else the inbox. Refusals write nothing; an existing file is never modified: the same
     /// title twice files the second note as `<stem>-2.md` (the contract's claim order), and the
     /// answer names the note that was there ([`WorkRecord::existing`]).
-    pub fn record_work(&self, caller: &Caller, input: &WorkInput) -> Result<WorkRecord> {
+    pub(crate) fn record_work(&self, caller: &Caller, input: &WorkInput) -> Result<WorkRecord> {
         record_work(self, &self.agent(), caller, input)
     }
 }
