@@ -661,23 +661,15 @@ impl Out {
         }
         let mut s = String::new();
         for item in items {
-            match item {
-                MultiGetItem::Ok(n) => {
-                    let _ = writeln!(s, "{}", self.bold(&format!("=== {} ===", n.path)));
-                    s.push_str(&n.text);
-                    if !n.text.ends_with('\n') {
-                        s.push('\n');
-                    }
-                    s.push('\n');
-                }
-                MultiGetItem::Skipped { path, reason } => {
-                    let _ = writeln!(
-                        s,
-                        "{}\n",
-                        self.dim(&format!("=== {path} (skipped: {reason}) ==="))
-                    );
-                }
-            }
+            // The engine's text; the CLI only styles the header line.
+            let text = item.to_text(mindex::vault::Surface::Cli);
+            let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
+            let head = match item {
+                MultiGetItem::Ok(_) => self.bold(head),
+                MultiGetItem::Skipped { .. } => self.dim(head),
+            };
+            let _ = writeln!(s, "{head}");
+            s.push_str(rest);
         }
         if items.is_empty() {
             eprintln!("no notes matched");

@@ -194,7 +194,7 @@ fn get_multi_get_and_errors() {
     );
     let human = ok(&["multi-get", "--vault", vs, "work/**/*.md"]);
     assert!(
-        human.contains("=== work/active/Payments Migration.md ==="),
+        human.contains("==> work/active/Payments Migration.md <=="),
         "{human}"
     );
 

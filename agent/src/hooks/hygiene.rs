@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{is_md, strip_controls, strip_md};
 use mindex::Scoped;
 use mindex::manifest::Manifest;
-use mindex::scoped::{MAX_READ_BYTES, NoteText, Reads, TreeFile, VaultTree};
+use mindex::scoped::{MAX_READ_BYTES, Reads, TreeFile, VaultTree, VisibleText};
 
 /// Root-level folders that are machinery, never notes.
 pub(crate) const MACHINERY_DIRS: &[&str] = &[
@@ -269,7 +269,7 @@ static ISO_DATE: LazyLock<Regex> =
 
 /// The day a note is about: its frontmatter `date`, else a `YYYY-MM-DD` in its file name (as
 /// AGENTS.md names dated notes); `None` without either, and the file's mtime stands in.
-fn note_date(rel: &str, note: &NoteText) -> Option<SystemTime> {
+fn note_date(rel: &str, note: &VisibleText) -> Option<SystemTime> {
     let fm = note.field("date");
     [fm.as_deref(), Some(name_of(rel))]
         .into_iter()

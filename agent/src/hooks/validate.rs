@@ -343,25 +343,34 @@ pub(crate) fn should_skip(rel: &str) -> bool {
 pub(crate) fn validate_content(text: &str) -> (Vec<String>, usize) {
     let mut w = Vec::new();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Read as the index reads it: the engine's note parser.
+    let parsed = mindex::parse_note("note.md", text);
+    let note = &parsed.note;
     if !text.starts_with("---") {
         w.push("Missing YAML frontmatter".to_string());
+    } else if !parsed.warnings.is_empty() {
+        // A frontmatter that does not close or parse: agents are not served the note.
+        w.extend(parsed.warnings.iter().map(|m| format!("Frontmatter: {m}")));
     } else {
-        let parts: Vec<&str> = text.splitn(3, "---").collect();
-        if parts.len() >= 3 {
-            let fm = parts[1];
-            let has = |k: &str| fm.contains(&format!("{k}:")) || fm.contains(&format!("{k} :"));
-            if !has("tags") {
-                w.push("Missing `tags` in frontmatter".into());
-            }
-            if !has("description") {
-                w.push("Missing `description` in frontmatter (~150 chars required by vault convention)".into());
-            }
-            if !has("date") {
-                w.push("Missing `date` in frontmatter".into());
-            }
+        let has = |k: &str| {
+            note.frontmatter
+                .keys()
+                .any(|key| key.eq_ignore_ascii_case(k))
+        };
+        if !has("tags") && !has("tag") {
+            w.push("Missing `tags` in frontmatter".into());
+        }
+        if !has("description") {
+            w.push(
+                "Missing `description` in frontmatter (~150 chars required by vault convention)"
+                    .into(),
+            );
+        }
+        if !has("date") {
+            w.push("Missing `date` in frontmatter".into());
         }
     }
-    if text.chars().count() > 300 && !text.contains("[[") {
+    if text.chars().count() > 300 && note.links.is_empty() {
         w.push(
             "No [[wikilinks]] found — every note must link to at least one other note (vault convention)"
                 .into(),
@@ -428,6 +437,23 @@ mod tests {
         assert_eq!(w, ["Missing YAML frontmatter"]);
         let (w, _) = validate_content("---\ntitle: x\n---\nbody");
         assert_eq!(w.len(), 3, "{w:?}");
+        // Keys are the parsed frontmatter's, not substrings ("hashtags:" is no `tags`).
+        let (w, _) = validate_content("---\nhashtags: [a]\ndescription: d\ndate: x\n---\nbody");
+        assert_eq!(w, ["Missing `tags` in frontmatter"]);
+        // A frontmatter the index cannot read is said so: agents are not served the note.
+        let (w, _) = validate_content("---\ntags: [a\n---\nbody");
+        assert!(
+            w[0].starts_with("Frontmatter: malformed frontmatter"),
+            "{w:?}"
+        );
+        let (w, _) = validate_content("---\ntags: [a]\nbody");
+        assert!(w[0].contains("never closes"), "{w:?}");
+        // A link inside a code block is no link.
+        let fenced = format!(
+            "---\ndate: 2026-01-01\ndescription: d\ntags: [a]\n---\n{}\n```\n[[Home]]\n```\n",
+            "word ".repeat(80)
+        );
+        assert!(validate_content(&fenced).0[0].starts_with("No [[wikilinks]]"));
         let long = format!(
             "---\ndate: 2026-01-01\ndescription: d\ntags: [a]\n---\n{}",
             "word ".repeat(80)

@@ -13,7 +13,7 @@ use mindex::Error;
 use mindex::Hit;
 use mindex::scoped::{AGENT_PAGE_BYTES, MAX_MULTI_GET_NOTES, clip, not_visible};
 use mindex::{MemoryInput, memory::DEFAULT_RECALL_LIMIT};
-use mindex::{RecallOptions, WorkInput, vault::MultiGetItem};
+use mindex::{RecallOptions, WorkInput};
 use mindex::{SubQuery, SubQueryKind};
 
 impl McpServer {
@@ -98,24 +98,7 @@ impl McpServer {
                     Ok(m) => {
                         let mut text = String::new();
                         for i in &m.items {
-                            match i {
-                                MultiGetItem::Ok(n) => {
-                                    text.push_str(&format!("==> {} <==\n{}\n", n.path, n.text));
-                                    if n.line_end < n.total_lines {
-                                        text.push_str(&format!(
-                                            "[mindex: lines {}-{} of {} shown; call get with from_line={} for the rest]\n",
-                                            n.line_start,
-                                            n.line_end,
-                                            n.total_lines,
-                                            n.line_end + 1
-                                        ));
-                                    }
-                                    text.push('\n');
-                                }
-                                MultiGetItem::Skipped { path, reason } => {
-                                    text.push_str(&format!("==> {path} <== skipped: {reason}\n\n"));
-                                }
-                            }
+                            text.push_str(&i.to_text(mindex::vault::Surface::Mcp));
                         }
                         for u in &m.unmatched {
                             text.push_str(&format!("({u})\n"));

@@ -266,7 +266,7 @@ impl VaultTree {
 /// A note read by [`Reads::note`]: its text (at most the bytes asked for) and the engine's
 /// markdown reader over it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteText {
+pub struct VisibleText {
     /// The vault-relative path.
     pub rel: String,
     /// The text read (lossily decoded).
@@ -275,7 +275,7 @@ pub struct NoteText {
     pub truncated: bool,
 }
 
-impl NoteText {
+impl VisibleText {
     /// The parsed frontmatter (`None` without one, or when it does not close or parse).
     pub fn frontmatter(&self) -> Option<Map<String, Value>> {
         markdown::frontmatter(&self.text)
@@ -327,13 +327,13 @@ pub struct Reads<'s, 'v> {
 impl Reads<'_, '_> {
     /// The note at the vault-relative `rel` when this view may read it, at most `max_bytes`
     /// of it; `None` when it is missing, hidden, private or unreadable (the same answer).
-    pub fn note(&self, rel: &str, max_bytes: usize) -> Option<NoteText> {
+    pub fn note(&self, rel: &str, max_bytes: usize) -> Option<VisibleText> {
         let opened = open_visible(&self.view.ctx.exposure, rel, max_bytes).ok()?;
         self.read
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(rel.to_string());
-        Some(NoteText {
+        Some(VisibleText {
             rel: opened.rel,
             text: opened.text,
             truncated: opened.truncated,
@@ -530,7 +530,7 @@ mod tests {
 
     #[test]
     fn headings_inside_code_fences_do_not_count() {
-        let note = NoteText {
+        let note = VisibleText {
             rel: "brain/North Star.md".into(),
             text: "---\ntitle: x\n---\n# North Star\n## Current Focus\n- a\n```\n## not a heading\n```\n### Sub\n- b\n## Later\n- c\n".into(),
             truncated: false,
@@ -552,5 +552,98 @@ mod tests {
         let tree = VaultTree::new(Vec::new(), BTreeSet::new(), "memories");
         assert!(tree.in_memory_store("memories/a.md"));
         assert!(!tree.in_memory_store("memories-old/a.md"));
+    }
+
+    /// A vault of one public note, one private note and one memory, indexed or not.
+    fn vault(indexed: bool) -> (tempfile::TempDir, crate::Vault) {
+        let d = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w(
+            "vault-manifest.json",
+            r#"{"user_content_roots": ["work/", "brain/"], "memory_root": "memories",
+                "infrastructure": ["vault-manifest.json", "templates/**"]}"#,
+        );
+        w(
+            "work/Plan.md",
+            "---\nstatus: active\n---\n# Plan\n- [ ] ship\n",
+        );
+        w(
+            "work/Secret Merger.md",
+            "---\nprivate: true\n---\n# Merger\n",
+        );
+        w("brain/only/Hidden.md", "---\nprivate: true\n---\nx\n");
+        w(
+            "memories/Retry safety.md",
+            "---\ntype: memory\n---\nlesson\n",
+        );
+        w("templates/Decision.md", "# Decision\n");
+        w("templates/Draft.md", "---\nprivate: true\n---\nx\n");
+        if indexed {
+            std::fs::create_dir_all(d.path().join(".mindex")).unwrap();
+        }
+        let v = crate::Vault::open(d.path(), crate::VaultOptions::default()).unwrap();
+        (d, v)
+    }
+
+    #[test]
+    fn the_tree_leaves_out_private_notes_and_the_folders_they_alone_fill() {
+        let (_d, v) = vault(false);
+        let view = v.scoped(&crate::Caller::anonymous());
+        let tree = view.tree();
+        let rels: Vec<&str> = tree.files().iter().map(|f| f.rel.as_str()).collect();
+        assert!(rels.contains(&"work/Plan.md"), "{rels:?}");
+        assert!(
+            !rels
+                .iter()
+                .any(|r| r.contains("Secret") || r.contains("Hidden"))
+        );
+        assert!(!tree.dirs().contains("brain/only"), "{:?}", tree.dirs());
+        assert!(tree.names_withheld("vault backup: work/Secret Merger.md"));
+        // The memory store's files are counted, never shown or named.
+        assert!(!tree.shows("memories/Retry safety.md"));
+        assert!(tree.names_withheld("edit Retry safety"));
+        assert!(tree.shows("work/Plan.md"));
+        // The machinery is told of (a commit touching it), never listed; unless private.
+        assert!(!tree.shows("templates/Decision.md"));
+        assert!(tree.tells_of("templates/Decision.md"));
+        assert!(tree.tells_of("vault-manifest.json"));
+        assert!(!tree.tells_of("templates/Draft.md"));
+        assert!(!tree.tells_of("work/Secret Merger.md"));
+        assert_eq!(view.notes_in("work"), ["work/Plan.md"]);
+    }
+
+    #[test]
+    fn reads_serve_only_visible_notes_and_are_audited_once_where_the_log_lives() {
+        let (d, v) = vault(true);
+        let view = v.scoped(&crate::Caller::named("atlas").unwrap());
+        {
+            let reads = view.reads("session-start");
+            let plan = reads.note("work/Plan.md", 64 * 1024).unwrap();
+            assert_eq!(plan.field("status").as_deref(), Some("active"));
+            assert!(plan.body().starts_with("# Plan"));
+            assert!(reads.note("work/Secret Merger.md", 64 * 1024).is_none());
+            assert!(reads.note("memories/Retry safety.md", 64 * 1024).is_none());
+            assert!(reads.note("../outside.md", 64 * 1024).is_none());
+            assert_eq!(reads.count(), 1);
+        }
+        let log = std::fs::read_to_string(d.path().join(".mindex/audit.jsonl")).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 1, "{log}");
+        let line: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(line["action"], "read");
+        assert_eq!(line["purpose"], "session-start");
+        assert_eq!(line["notes"], 1);
+        assert_eq!(line["paths"], json!(["work/Plan.md"]));
+        assert!(!log.contains("Secret"));
+
+        // A vault never indexed gets no index folder from a hook's reads.
+        let (d, v) = vault(false);
+        let view = v.scoped(&crate::Caller::anonymous());
+        assert!(view.reads("stop").note("work/Plan.md", 100).is_some());
+        assert!(!d.path().join(".mindex").exists());
     }
 }

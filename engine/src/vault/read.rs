@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::update::read_note_file;
-use super::{Vault, VectorStatus};
+use super::{Surface, Vault, VectorStatus};
 use crate::error::{Error, Result};
 use crate::lexical::{Hit, Lexical, SearchOptions};
 use crate::note::parse_note;
@@ -51,6 +51,57 @@ pub enum MultiGetItem {
         /// Why.
         reason: String,
     },
+}
+
+impl MultiGetItem {
+    /// The line that opens this item in a text answer: `==> path <==`, with why a skipped note
+    /// was skipped. Every surface prints the same line (the CLI may only style it).
+    pub fn header(&self) -> String {
+        match self {
+            MultiGetItem::Ok(n) => format!("==> {} <==", n.path),
+            MultiGetItem::Skipped { path, reason } => format!("==> {path} <== skipped: {reason}"),
+        }
+    }
+
+    /// For a note served in part, the line saying which lines were shown and how to read on,
+    /// in `surface`'s own terms; `None` for a whole note or a skipped one.
+    pub fn continuation(&self, surface: Surface) -> Option<String> {
+        let MultiGetItem::Ok(n) = self else {
+            return None;
+        };
+        if n.line_end >= n.total_lines {
+            return None;
+        }
+        let next = n.line_end + 1;
+        let how = match surface {
+            Surface::Cli => format!("run `mindex get '{}:{next}'`", n.path),
+            Surface::Python => format!("call get(\"{}:{next}\")", n.path),
+            Surface::Mcp | Surface::C => format!("call get with from_line={next}"),
+        };
+        Some(format!(
+            "[mindex: lines {}-{} of {} shown; {how} for the rest]",
+            n.line_start, n.line_end, n.total_lines
+        ))
+    }
+
+    /// The item as text on `surface`: [`MultiGetItem::header`], the note's text and
+    /// [`MultiGetItem::continuation`], each ending its line, then a blank line.
+    pub fn to_text(&self, surface: Surface) -> String {
+        let mut s = self.header();
+        s.push('\n');
+        if let MultiGetItem::Ok(n) = self {
+            s.push_str(&n.text);
+            if !n.text.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        if let Some(c) = self.continuation(surface) {
+            s.push_str(&c);
+            s.push('\n');
+        }
+        s.push('\n');
+        s
+    }
 }
 
 /// How much [`Vault::status_with`] checks.
@@ -379,5 +430,53 @@ impl Vault {
             vectors: self.vector_status(),
             stale_binaries: crate::init::stale_binaries(&self.root),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(text: &str, line_end: usize, total_lines: usize) -> MultiGetItem {
+        MultiGetItem::Ok(NoteText {
+            path: "work/A.md".into(),
+            title: "A".into(),
+            tags: Vec::new(),
+            frontmatter: serde_json::Map::new(),
+            text: text.into(),
+            line_start: 1,
+            line_end,
+            total_lines,
+            warnings: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn every_surface_gets_the_same_header_and_its_own_way_to_read_on() {
+        let whole = part("one\ntwo", 2, 2);
+        assert_eq!(
+            whole.to_text(Surface::Mcp),
+            "==> work/A.md <==\none\ntwo\n\n"
+        );
+        assert_eq!(whole.to_text(Surface::Cli), whole.to_text(Surface::Mcp));
+        let cut = part("one\n", 1, 9);
+        assert_eq!(
+            cut.to_text(Surface::Mcp),
+            "==> work/A.md <==\none\n[mindex: lines 1-1 of 9 shown; call get with from_line=2 for the rest]\n\n"
+        );
+        assert!(
+            cut.continuation(Surface::Cli)
+                .unwrap()
+                .contains("run `mindex get 'work/A.md:2'`")
+        );
+        let skipped = MultiGetItem::Skipped {
+            path: "work/B.md".into(),
+            reason: "larger than 10 bytes".into(),
+        };
+        assert_eq!(
+            skipped.to_text(Surface::Cli),
+            "==> work/B.md <== skipped: larger than 10 bytes\n\n"
+        );
+        assert_eq!(skipped.continuation(Surface::Mcp), None);
     }
 }
