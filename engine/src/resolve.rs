@@ -8,8 +8,84 @@
 //! same way, and a note the asker may not see never matches, never makes a name ambiguous and is
 //! never suggested.
 
+use std::collections::HashMap;
+
 use crate::error::{Error, Result};
 use crate::identity::percent_decode;
+
+/// What a wikilink target names among a set of notes ([`LinkResolver::resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkTarget {
+    /// An attachment (a target with a short extension other than `.md`): not a note.
+    Attachment,
+    /// The notes it names, by their index in the set, ascending (none: a broken link).
+    Notes(Vec<usize>),
+}
+
+/// The one rule wikilink targets follow, for every caller (the link graph, `expand`): a target
+/// with a `/` names the notes whose path, without case and `.md`, equals it or ends with
+/// `/<target>`; a bare name names the notes whose file name (without `.md`) or one of whose
+/// aliases equals it, without case. `\` is read as `/`, `.md` is optional.
+#[derive(Debug, Clone)]
+pub(crate) struct LinkResolver {
+    by_name: HashMap<String, Vec<usize>>,
+    /// Each note's path, lowercased, without `.md`.
+    paths: Vec<String>,
+}
+
+impl LinkResolver {
+    /// A resolver over `notes`: each note's vault-relative path and its aliases, in the order
+    /// the indices of [`LinkTarget::Notes`] refer to.
+    pub(crate) fn new<'a>(notes: impl IntoIterator<Item = (&'a str, &'a [String])>) -> Self {
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut paths = Vec::new();
+        for (i, (rel, aliases)) in notes.into_iter().enumerate() {
+            let mut names = vec![crate::note::file_stem(rel).to_lowercase()];
+            names.extend(aliases.iter().map(|a| a.trim().to_lowercase()));
+            names.sort();
+            names.dedup();
+            for n in names.into_iter().filter(|n| !n.is_empty()) {
+                by_name.entry(n).or_default().push(i);
+            }
+            let lower = rel.to_lowercase();
+            paths.push(lower.strip_suffix(".md").unwrap_or(&lower).to_string());
+        }
+        LinkResolver { by_name, paths }
+    }
+
+    /// What `target` (a wikilink's target as written, without `#heading` or `|label`) names.
+    pub(crate) fn resolve(&self, target: &str) -> LinkTarget {
+        let lower = target.trim().replace('\\', "/").to_lowercase();
+        let has_ext = std::path::Path::new(&lower)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e != "md" && e.len() <= 5 && !e.contains(' '));
+        if has_ext {
+            return LinkTarget::Attachment;
+        }
+        let want = lower.strip_suffix(".md").unwrap_or(&lower);
+        let found = if want.contains('/') {
+            let suffix = format!("/{want}");
+            self.paths
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| *p == want || p.ends_with(&suffix))
+                .map(|(i, _)| i)
+                .collect()
+        } else {
+            self.by_name.get(want).cloned().unwrap_or_default()
+        };
+        LinkTarget::Notes(found)
+    }
+
+    /// The first note `target` names (`None` for an attachment or a broken link).
+    pub(crate) fn first(&self, target: &str) -> Option<usize> {
+        match self.resolve(target) {
+            LinkTarget::Notes(found) => found.first().copied(),
+            LinkTarget::Attachment => None,
+        }
+    }
+}
 
 /// The URI prefix of a note resource.
 pub const NOTE_URI_PREFIX: &str = "vault://note/";
@@ -192,6 +268,29 @@ pub fn note_uri(rel: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wikilinks_resolve_by_name_alias_or_path_suffix_one_rule() {
+        let notes: Vec<(String, Vec<String>)> = vec![
+            ("work/Payments Migration.md".into(), vec!["PM".into()]),
+            ("brain/Gotchas.md".into(), Vec::new()),
+            ("archive/brain/Gotchas.md".into(), Vec::new()),
+        ];
+        let r = LinkResolver::new(notes.iter().map(|(p, a)| (p.as_str(), &a[..])));
+        assert_eq!(r.resolve("payments migration"), LinkTarget::Notes(vec![0]));
+        assert_eq!(r.resolve("pm"), LinkTarget::Notes(vec![0]), "aliases count");
+        assert_eq!(r.resolve("Gotchas.md"), LinkTarget::Notes(vec![1, 2]));
+        assert_eq!(r.first("Gotchas"), Some(1));
+        assert_eq!(
+            r.resolve("archive\\brain/gotchas"),
+            LinkTarget::Notes(vec![2])
+        );
+        assert_eq!(r.resolve("brain/Gotchas"), LinkTarget::Notes(vec![1, 2]));
+        assert_eq!(r.resolve("rain/Gotchas"), LinkTarget::Notes(vec![]));
+        assert_eq!(r.resolve("diagram.png"), LinkTarget::Attachment);
+        assert_eq!(r.first("diagram.png"), None);
+        assert_eq!(r.resolve("Missing"), LinkTarget::Notes(vec![]));
+    }
 
     fn files() -> Vec<String> {
         [

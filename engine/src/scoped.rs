@@ -13,7 +13,7 @@
 //! - status and health name only what the caller may read, and no absolute path
 //!   ([`Scoped::scrub`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ use crate::identity::Caller;
 use crate::memory::MemoryInput;
 use crate::query::SubQuery;
 use crate::report::{Changes, Rename, Warning};
-use crate::resolve::{NOTE_URI_PREFIX, note_uri, resolve_among};
+use crate::resolve::{LinkResolver, NOTE_URI_PREFIX, note_uri, resolve_among};
 use crate::vault::agent::{AgentContext, EXPAND_MAX_LINKS};
 
 mod answers;
@@ -466,25 +466,17 @@ impl<'v> Scoped<'v> {
                 ),
             ));
         }
-        let by_label: HashMap<String, usize> = visible
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, f)| (f.label.to_lowercase(), i))
-            .collect();
-        let link_target = |t: &str| -> Option<usize> {
-            let t = t.trim().trim_end_matches(".md").replace('\\', "/");
-            let lower = t.to_lowercase();
-            if lower.contains('/') {
-                visible.iter().position(|f| {
-                    let r = f.rel.to_lowercase();
-                    let r = r.trim_end_matches(".md");
-                    r == lower || r.ends_with(&format!("/{lower}"))
-                })
-            } else {
-                by_label.get(&lower).copied()
-            }
-        };
+        // The link graph's one rule ([`LinkResolver`]), over the visible notes, with the
+        // aliases the index holds for them.
+        let no_aliases: Vec<String> = Vec::new();
+        let links = LinkResolver::new(visible.iter().map(|f| {
+            let aliases = state
+                .as_ref()
+                .and_then(|s| s.notes.get(&f.rel))
+                .map_or(&no_aliases[..], |ns| &ns.aliases[..]);
+            (f.rel.as_str(), aliases)
+        }));
+        let link_target = |t: &str| links.first(t);
         let mut links_out = Vec::new();
         let mut hidden = 0;
         let mut seen = HashSet::new();

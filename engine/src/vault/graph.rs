@@ -1,13 +1,12 @@
 //! The link graph: `expand` (a note's visible neighbourhood, through the scoped view) and
 //! `graph_audit` (orphans and broken links).
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use super::Vault;
 use crate::error::{Error, Result};
 use crate::identity::Caller;
+use crate::resolve::{LinkResolver, LinkTarget};
 
 /// A note named in [`Expansion`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,48 +92,18 @@ impl Vault {
             .iter()
             .filter(|(p, _)| !p.starts_with(&mem_prefix))
             .collect();
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, (p, ns)) in notes.iter().enumerate() {
-            by_name
-                .entry(crate::note::file_stem(p).to_lowercase())
-                .or_default()
-                .push(i);
-            for a in &ns.aliases {
-                by_name.entry(a.to_lowercase()).or_default().push(i);
-            }
-        }
+        let links = LinkResolver::new(notes.iter().map(|(p, ns)| (p.as_str(), &ns.aliases[..])));
         let mut inbound = vec![0usize; notes.len()];
         let mut broken = Vec::new();
         for (i, (p, ns)) in notes.iter().enumerate() {
             for t in &ns.links {
-                let t = t.trim().replace('\\', "/");
-                let lower = t.to_lowercase();
-                let has_ext = std::path::Path::new(&lower)
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| e != "md" && e.len() <= 5 && !e.contains(' '));
-                if has_ext {
+                let LinkTarget::Notes(found) = links.resolve(t) else {
                     continue;
-                }
-                let lower = lower.trim_end_matches(".md").to_string();
-                let found: Vec<usize> = if lower.contains('/') {
-                    notes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, (q, _))| {
-                            let q = q.to_lowercase();
-                            let q = q.trim_end_matches(".md");
-                            q == lower || q.ends_with(&format!("/{lower}"))
-                        })
-                        .map(|(j, _)| j)
-                        .collect()
-                } else {
-                    by_name.get(&lower).cloned().unwrap_or_default()
                 };
                 if found.is_empty() {
                     broken.push(BrokenLink {
                         from: (*p).clone(),
-                        target: t.clone(),
+                        target: t.trim().replace('\\', "/"),
                     });
                 }
                 for j in found {
