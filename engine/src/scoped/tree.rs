@@ -404,8 +404,8 @@ impl<'v> Scoped<'v> {
             // Outside the exposed roots is nothing an agent is told of; the memory root stays
             // (its captures are counted), and the vault's machinery is left out without its
             // name counting as secret.
-            let outside = !(!memory_root.is_empty() && is_within(&f.rel, &memory_root))
-                && ex.matched_root(&f.rel).is_none();
+            let in_store = !memory_root.is_empty() && is_within(&f.rel, &memory_root);
+            let outside = !in_store && ex.matched_root(&f.rel).is_none();
             if hidden || (outside && !manifest.is_infrastructure(&f.rel)) {
                 withheld.push(f.rel.clone());
             }
