@@ -20,13 +20,13 @@ import sys
 import tempfile
 import time
 
-# Five query shapes an agent sends.
+# Five query shapes an agent sends, in the generated vault's words (benches/src/lib.rs).
 SHAPES = [
-    ("one word", "kubernetes"),
-    ("two words", "connection pool"),
-    ("question", "how do we roll back a failed deploy"),
-    ("identifier", "OPS-2291"),
-    ("rare phrase", "retry budget exhausted"),
+    ("one word", "rollback"),
+    ("two words", "checkout latency"),
+    ("question", "why did the payment migration fail during review"),
+    ("identifier", "topic-55"),
+    ("phrase", '"ledger backfill"'),
 ]
 
 

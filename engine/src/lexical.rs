@@ -24,6 +24,7 @@ mod directory;
 mod fields;
 mod rank;
 mod snippet;
+mod stem;
 mod strength;
 mod tokenizer;
 mod writer;

@@ -93,14 +93,12 @@ pub(super) const IDENTS_ANALYZER: &str = "mindex_idents";
 /// Identifiers' whole forms ([`tokenizer::IdentTokenizer`]), lowercased, accents folded,
 /// Snowball-stemmed like the text (no stop words: an identifier is never one).
 pub(super) fn idents_analyzer(query: bool) -> tantivy::tokenizer::TextAnalyzer {
-    use tantivy::tokenizer::{
-        AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer,
-    };
+    use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RemoveLongFilter, TextAnalyzer};
     TextAnalyzer::builder(tokenizer::IdentTokenizer { query })
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
+        .filter(super::stem::CachedStemmer)
         .build()
 }
 
@@ -111,8 +109,7 @@ pub(super) fn idents_analyzer(query: bool) -> tantivy::tokenizer::TextAnalyzer {
 /// Cranfield); those live in the `idents` field. Highlighting uses them.
 pub(super) fn analyzer(whole_forms: bool) -> tantivy::tokenizer::TextAnalyzer {
     use tantivy::tokenizer::{
-        AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter,
-        TextAnalyzer,
+        AsciiFoldingFilter, LowerCaser, RemoveLongFilter, StopWordFilter, TextAnalyzer,
     };
     TextAnalyzer::builder(tokenizer::WordTokenizer { whole_forms })
         .filter(RemoveLongFilter::limit(64))
@@ -121,8 +118,56 @@ pub(super) fn analyzer(whole_forms: bool) -> tantivy::tokenizer::TextAnalyzer {
         .filter(StopWordFilter::remove(
             STOP_WORDS.iter().map(|w| w.to_string()),
         ))
-        .filter(Stemmer::new(Language::English))
+        .filter(super::stem::CachedStemmer)
         .build()
+}
+
+/// An analyzed term and its byte span in the text.
+pub(crate) type SpannedTerm = (String, std::ops::Range<usize>);
+
+/// [`analyzer`] with whole forms and without the stop-word filter: every word of a text, so
+/// that a whole form still sits right before its first part (for [`analyze_for_highlights`]).
+fn highlight_analyzer() -> tantivy::tokenizer::TextAnalyzer {
+    use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RemoveLongFilter, TextAnalyzer};
+    TextAnalyzer::builder(tokenizer::WordTokenizer { whole_forms: true })
+        .filter(RemoveLongFilter::limit(64))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(super::stem::CachedStemmer)
+        .build()
+}
+
+/// `text` analyzed once for highlighting: each term with its byte span (stop words included:
+/// they match no query term, whose stop words are removed), and the spans of the identifiers'
+/// whole forms (a whole form comes right before its first part, at the same position and
+/// start, and ends later), which a highlight widens to.
+pub(crate) fn analyze_for_highlights(
+    text: &str,
+) -> (Vec<SpannedTerm>, Vec<std::ops::Range<usize>>) {
+    thread_local! {
+        static HIGHLIGHT: std::cell::RefCell<tantivy::tokenizer::TextAnalyzer> =
+            std::cell::RefCell::new(highlight_analyzer());
+    }
+    HIGHLIGHT.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(text);
+        let mut terms: Vec<SpannedTerm> = Vec::new();
+        let mut wholes = Vec::new();
+        let mut last: Option<(usize, std::ops::Range<usize>)> = None;
+        while let Some(t) = stream.next() {
+            let span = t.offset_from..t.offset_to;
+            if let Some((position, whole)) = &last
+                && *position == t.position
+                && whole.start == span.start
+                && whole.end > span.end
+            {
+                wholes.push(whole.clone());
+            }
+            last = Some((t.position, span.clone()));
+            terms.push((t.text.clone(), span));
+        }
+        (terms, wholes)
+    })
 }
 
 /// Registers the indexing analyzer. Tokenizers are not stored in the index: this runs on every

@@ -112,9 +112,17 @@ impl Lexical {
         let terms = snippet::query_terms(query);
         let words = parser_words(query, syntax);
         let (chunk_query, _) = self.chunk_any.parse_query_lenient(&words);
+        // The chunk query's clauses weighed once (their BM25 statistics), for every hit.
+        let clauses = ChunkClauses::new(searcher, chunk_stats, &*chunk_query)?;
         for hit in hits.iter_mut() {
             let doc = if hit.line_start == 0 {
-                self.best_chunk(searcher, chunk_stats, &*chunk_query, &hit.path)?
+                self.best_chunk(
+                    searcher,
+                    chunk_stats,
+                    &*chunk_query,
+                    clauses.as_ref(),
+                    &hit.path,
+                )?
             } else if hit.snippet.is_empty() {
                 let mut found = None;
                 for addr in self.docs_with_key(searcher, hit.key, 16)? {
@@ -174,6 +182,10 @@ impl Lexical {
             })
             .collect();
         let n_words = plain.split_whitespace().count();
+        // The any-word tier as a flat union of its term queries (scored by block-max WAND),
+        // with the name phrase's bonus merged in after ([`Lexical::top_union`]).
+        let union = flat_union(&*any);
+        let mut name: Option<Box<dyn Query>> = None;
         if (2..=MAX_NAME_WORDS).contains(&n_words) {
             let (phrase, _) = self
                 .name_phrase
@@ -186,6 +198,7 @@ impl Lexical {
             };
             any = with_name(any);
             all = with_name(all);
+            name = Some(phrase);
         }
         let mut tiers: Vec<(Box<dyn Query>, bool)> = Vec::new();
         let idents = identifier_terms(query);
@@ -209,6 +222,7 @@ impl Lexical {
             tiers.push((Box::new(BooleanQuery::new(clauses)), true));
         }
         tiers.push((all, false));
+        let any_tier = tiers.len();
         tiers.push((any, false));
         let mut seen: HashSet<String> = HashSet::new();
         let mut out = Vec::new();
@@ -216,7 +230,8 @@ impl Lexical {
         // person wrote that the query finds is in.
         let mut scaffolding: Vec<RankedNote> = Vec::new();
         let paths = path_columns(searcher);
-        for (q, exact) in tiers {
+        for (i, (q, exact)) in tiers.into_iter().enumerate() {
+            let union = union.as_ref().filter(|_| i == any_tier && folder.is_none());
             let q: Box<dyn Query> = match folder {
                 None => q,
                 Some(folder) => {
@@ -237,11 +252,14 @@ impl Lexical {
             // A few more than needed, so that ties at the cut are broken by path, not by
             // where the documents sit in the index.
             let fetch = limit + seen.len() + 16;
-            let top = searcher.search_with_statistics_provider(
-                &*q,
-                &TopDocs::with_limit(fetch).order_by_score(),
-                stats,
-            )?;
+            let top = match union {
+                Some(union) => self.top_union(searcher, stats, &**union, name.as_deref(), fetch)?,
+                None => searcher.search_with_statistics_provider(
+                    &*q,
+                    &TopDocs::with_limit(fetch).order_by_score(),
+                    stats,
+                )?,
+            };
             let need = limit - out.len();
             let mut tier = Vec::with_capacity(need.min(top.len()));
             let mut written = 0;
@@ -287,6 +305,53 @@ impl Lexical {
         Ok(out)
     }
 
+    /// The best `fetch` documents of `Must(union) + Should(name)` (the any-word tier) with the
+    /// same scores, found faster: `union` alone, a flat union of term queries, is what tantivy
+    /// scores with block-max WAND, skipping blocks of postings that cannot reach the top; the
+    /// documents the name phrase matches (few: it is a phrase on titles and aliases) are scored
+    /// with it separately and merged in. A document without the phrase scores `union` alone, so
+    /// the best `fetch` of the whole are among the best `fetch + |phrase matches|` of `union`
+    /// and the phrase matches.
+    fn top_union(
+        &self,
+        searcher: &Searcher,
+        stats: &KindStats<'_>,
+        union: &dyn Query,
+        name: Option<&dyn Query>,
+        fetch: usize,
+    ) -> Result<Vec<(f32, tantivy::DocAddress)>> {
+        let named = match name {
+            Some(phrase) => {
+                let both = BooleanQuery::new(vec![
+                    (Occur::Must, union.box_clone()),
+                    (Occur::Must, phrase.box_clone()),
+                ]);
+                searcher.search_with_statistics_provider(
+                    &both,
+                    &TopDocs::with_limit(fetch).order_by_score(),
+                    stats,
+                )?
+            }
+            None => Vec::new(),
+        };
+        let mut top = searcher.search_with_statistics_provider(
+            union,
+            &TopDocs::with_limit(fetch + named.len()).order_by_score(),
+            stats,
+        )?;
+        if !named.is_empty() {
+            let boosted: HashSet<tantivy::DocAddress> = named.iter().map(|(_, a)| *a).collect();
+            top.retain(|(_, a)| !boosted.contains(a));
+            top.extend(named);
+            top.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then((a.1.segment_ord, a.1.doc_id).cmp(&(b.1.segment_ord, b.1.doc_id)))
+            });
+        }
+        top.truncate(fetch);
+        Ok(top)
+    }
+
     /// The title of the note at `path`, from its note document (empty when it has none).
     fn note_title(&self, searcher: &Searcher, path: &str) -> Result<String> {
         let f = &self.fields;
@@ -305,6 +370,7 @@ impl Lexical {
         searcher: &Searcher,
         stats: &KindStats<'_>,
         query: &dyn Query,
+        clauses: Option<&ChunkClauses>,
         path: &str,
     ) -> Result<Option<TantivyDocument>> {
         let f = &self.fields;
@@ -315,15 +381,20 @@ impl Lexical {
             )),
             0.0,
         ));
-        let q = BooleanQuery::new(vec![
-            (Occur::Must, query.box_clone()),
-            (Occur::Must, in_note.box_clone()),
-        ]);
-        let top = searcher.search_with_statistics_provider(
-            &q,
-            &TopDocs::with_limit(8).order_by_score(),
-            stats,
-        )?;
+        let top = match clauses {
+            Some(clauses) => self.score_note_chunks(searcher, clauses, path)?,
+            None => {
+                let q = BooleanQuery::new(vec![
+                    (Occur::Must, query.box_clone()),
+                    (Occur::Must, in_note.box_clone()),
+                ]);
+                searcher.search_with_statistics_provider(
+                    &q,
+                    &TopDocs::with_limit(8).order_by_score(),
+                    stats,
+                )?
+            }
+        };
         let mut best: Option<(f32, u64, TantivyDocument)> = None;
         for (score, addr) in top {
             // Best first: only chunks tied with the best are read (the lowest one wins).
@@ -359,6 +430,73 @@ impl Lexical {
             Some((_, addr)) => Ok(Some(searcher.doc(*addr)?)),
             None => Ok(None),
         }
+    }
+
+    /// The documents of `path` that the flat union `clauses` matches, with their scores, best
+    /// first (ties in index order), at most 8: what `Must(union) + Must(path)` finds, without
+    /// building the union over the whole index for a handful of documents. Each clause's scorer
+    /// is moved to the note's documents only (a seek on its postings).
+    fn score_note_chunks(
+        &self,
+        searcher: &Searcher,
+        clauses: &ChunkClauses,
+        path: &str,
+    ) -> Result<Vec<(f32, tantivy::DocAddress)>> {
+        use tantivy::query::EnableScoring;
+        use tantivy::{DocSet, TERMINATED};
+        let weights = &clauses.0;
+        let in_note = TermQuery::new(
+            Term::from_field_text(self.fields.path, path),
+            IndexRecordOption::Basic,
+        )
+        .weight(EnableScoring::disabled_from_searcher(searcher))?;
+        let mut found = Vec::new();
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let mut docs = in_note.scorer(reader, 1.0)?;
+            let alive = reader.alive_bitset();
+            let mut scorers = None;
+            let mut doc = docs.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    let scorers = match &mut scorers {
+                        Some(s) => s,
+                        None => scorers.insert(
+                            weights
+                                .iter()
+                                .map(|w| w.scorer(reader, 1.0))
+                                .collect::<tantivy::Result<Vec<_>>>()?,
+                        ),
+                    };
+                    let mut score = 0.0f32;
+                    let mut matched = false;
+                    for s in scorers.iter_mut() {
+                        if s.doc() < doc {
+                            s.seek(doc);
+                        }
+                        if s.doc() == doc {
+                            score += s.score();
+                            matched = true;
+                        }
+                    }
+                    if matched {
+                        found.push((
+                            score,
+                            tantivy::DocAddress {
+                                segment_ord: ord as u32,
+                                doc_id: doc,
+                            },
+                        ));
+                    }
+                }
+                doc = docs.advance();
+            }
+        }
+        found.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then((a.1.segment_ord, a.1.doc_id).cmp(&(b.1.segment_ord, b.1.doc_id)))
+        });
+        found.truncate(8);
+        Ok(found)
     }
 
     /// Chunks ranked on their own (every word first, then any), at most `limit`.
@@ -409,4 +547,53 @@ impl Lexical {
         }
         Ok(hits)
     }
+}
+
+/// The clauses of a flat union ([`flat_union`]) weighed once: BM25 statistics are read per
+/// term, so a query filling ten hits weighs its terms once, not ten times.
+pub(super) struct ChunkClauses(Vec<Box<dyn tantivy::query::Weight>>);
+
+impl ChunkClauses {
+    /// `None` when `query` is not a flat union of its leaves ([`flat_union`]).
+    fn new(searcher: &Searcher, stats: &KindStats<'_>, query: &dyn Query) -> Result<Option<Self>> {
+        use tantivy::query::EnableScoring;
+        let Some(union) = flat_union(query) else {
+            return Ok(None);
+        };
+        let Some(b) = union.downcast_ref::<BooleanQuery>() else {
+            return Ok(None);
+        };
+        let scoring = EnableScoring::enabled_from_statistics_provider(stats, searcher);
+        let weights = b
+            .clauses()
+            .iter()
+            .map(|(_, q)| q.weight(scoring))
+            .collect::<tantivy::Result<_>>()?;
+        Ok(Some(ChunkClauses(weights)))
+    }
+}
+
+/// `q` as one flat union when it is a union of unions (every clause `Should`, no minimum to
+/// match) down to leaves that are not unions: the same documents and the same sums, and when the
+/// leaves are term queries (boosted or not, as the query parser makes them per field) tantivy
+/// scores it with block-max WAND instead of visiting every posting. `None` for anything else.
+pub(super) fn flat_union(q: &dyn Query) -> Option<Box<dyn Query>> {
+    fn walk(q: &dyn Query, leaves: &mut Vec<(Occur, Box<dyn Query>)>) -> bool {
+        match q.downcast_ref::<BooleanQuery>() {
+            Some(b) => {
+                b.get_minimum_number_should_match() <= 1
+                    && b.clauses()
+                        .iter()
+                        .all(|(occur, c)| *occur == Occur::Should && walk(&**c, leaves))
+            }
+            None => {
+                leaves.push((Occur::Should, q.box_clone()));
+                true
+            }
+        }
+    }
+    q.downcast_ref::<BooleanQuery>()?;
+    let mut leaves = Vec::new();
+    (walk(q, &mut leaves) && !leaves.is_empty())
+        .then(|| Box::new(BooleanQuery::new(leaves)) as Box<dyn Query>)
 }

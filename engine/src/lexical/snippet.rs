@@ -138,8 +138,7 @@ pub(crate) fn query_terms(query: &str) -> HashSet<String> {
 pub(crate) fn snippet(body: &str, terms: &HashSet<String>) -> Snippet {
     let clean = clean_markdown(body);
     // Matched tokens, widened to the whole identifier they are part of.
-    let tokens = super::analyze(&clean, true);
-    let wholes = tokenizer::whole_form_spans(&clean);
+    let (tokens, wholes) = super::fields::analyze_for_highlights(&clean);
     let mut ranges: Vec<(Range<usize>, String)> = Vec::new();
     for (term, span) in tokens {
         if !terms.contains(&term) {

@@ -4,13 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use tantivy::collector::DocSetCollector;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocId, DocSet, Term};
+use tantivy::{DocId, DocSet, TERMINATED, Term};
 
+use super::Lexical;
 use super::fields::{KIND_NOTE, analyze};
-use super::{Lexical, path_at, path_columns};
 use crate::error::Result;
 
 /// Distinct words of a query weighed, at most this many (a pasted paragraph is not a query).
@@ -45,35 +43,48 @@ impl Lexical {
             f.text,
         ];
         let plain_fields = [f.tags, f.path_text];
-        // The shown notes' documents, found once; then each word is looked up in each field's
-        // postings of their segments (a seek per note), not searched for.
-        let wanted: Box<dyn Query> = Box::new(TermSetQuery::new(
-            paths.iter().map(|p| Term::from_field_text(f.path, p)),
-        ));
-        let is_note: Box<dyn Query> = Box::new(TermQuery::new(
-            Term::from_field_u64(f.kind, KIND_NOTE),
-            IndexRecordOption::Basic,
-        ));
-        let columns = path_columns(&searcher);
-        // Per segment, its note documents among the hits (ascending) and each one's path.
+        // The shown notes' documents, found once from the path postings of each segment (a
+        // note document per live path); then each word is looked up in each field's postings of
+        // their segments (a seek per note), not searched for.
         let mut by_segment: BTreeMap<u32, Vec<(DocId, usize)>> = BTreeMap::new();
-        let found = searcher.search(
-            &BooleanQuery::new(vec![(Occur::Must, wanted), (Occur::Must, is_note)]),
-            &DocSetCollector,
-        )?;
-        for addr in found {
-            if let Some(path) = path_at(&columns, addr)
-                && let Some(i) = paths.iter().position(|p| *p == path)
-            {
-                by_segment
-                    .entry(addr.segment_ord)
-                    .or_default()
-                    .push((addr.doc_id, i));
+        let note_kind = Term::from_field_u64(f.kind, KIND_NOTE);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let path_index = reader.inverted_index(f.path)?;
+            let alive = reader.alive_bitset();
+            let mut docs: Vec<(DocId, usize)> = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                let term = Term::from_field_text(f.path, p);
+                let Some(mut postings) = path_index
+                    .read_postings(&term, IndexRecordOption::Basic)
+                    .map_err(tantivy::TantivyError::from)?
+                else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if alive.is_none_or(|a| a.is_alive(doc)) {
+                        docs.push((doc, i));
+                    }
+                    doc = postings.advance();
+                }
             }
+            if docs.is_empty() {
+                continue;
+            }
+            // Only note documents (a path's chunks and withheld marker share its path).
+            docs.sort_unstable();
+            let Some(mut kinds) = reader
+                .inverted_index(f.kind)?
+                .read_postings(&note_kind, IndexRecordOption::Basic)
+                .map_err(tantivy::TantivyError::from)?
+            else {
+                continue;
+            };
+            docs.retain(|&(doc, _)| kinds.doc() <= doc && kinds.seek(doc) == doc);
+            by_segment.insert(ord as u32, docs);
         }
         let mut held = vec![0usize; paths.len()];
-        for (&segment, docs) in &mut by_segment {
-            docs.sort_unstable();
+        for (&segment, docs) in &by_segment {
             let reader = searcher.segment_reader(segment);
             let mut indexes = Vec::new();
             for &field in stemmed_fields.iter().chain(&plain_fields) {

@@ -235,13 +235,8 @@ pub(crate) fn identifier_words(texts: &[&str]) -> String {
     out
 }
 
-/// The byte spans of the identifiers' whole forms in `text` (see the module docs): the words a
-/// highlight widens to.
-pub(crate) fn whole_form_spans(text: &str) -> Vec<std::ops::Range<usize>> {
-    whole_spans_of(&tokenize(text, true))
-}
-
-/// The whole forms' spans among tokens from `tokenize(_, true)`: a whole form comes right before
+/// The whole forms' spans among tokens from `tokenize(_, true)` (highlighting finds them the
+/// same way on analyzed tokens: `fields::analyze_for_highlights`): a whole form comes right before
 /// its first part, at the same position and start, and ends later.
 fn whole_spans_of(tokens: &[Token]) -> Vec<std::ops::Range<usize>> {
     tokens
