@@ -185,6 +185,8 @@ impl Lexical {
         // The any-word tier as a flat union of its term queries (scored by block-max WAND),
         // with the name phrase's bonus merged in after ([`Lexical::top_union`]).
         let union = flat_union(&*any);
+        // A one-word query's every-word tier is that word's union too.
+        let union_all = flat_union(&*all);
         let mut name: Option<Box<dyn Query>> = None;
         if (2..=MAX_NAME_WORDS).contains(&n_words) {
             let (phrase, _) = self
@@ -221,6 +223,7 @@ impl Lexical {
             clauses.push((Occur::Should, any.box_clone()));
             tiers.push((Box::new(BooleanQuery::new(clauses)), true));
         }
+        let all_tier = tiers.len();
         tiers.push((all, false));
         let any_tier = tiers.len();
         tiers.push((any, false));
@@ -231,7 +234,12 @@ impl Lexical {
         let mut scaffolding: Vec<RankedNote> = Vec::new();
         let paths = path_columns(searcher);
         for (i, (q, exact)) in tiers.into_iter().enumerate() {
-            let union = union.as_ref().filter(|_| i == any_tier && folder.is_none());
+            let union = match i {
+                _ if folder.is_some() => None,
+                i if i == any_tier => union.as_ref(),
+                i if i == all_tier => union_all.as_ref(),
+                _ => None,
+            };
             let q: Box<dyn Query> = match folder {
                 None => q,
                 Some(folder) => {
@@ -574,12 +582,16 @@ impl ChunkClauses {
 }
 
 /// `q` as one flat union when it is a union of unions (every clause `Should`, no minimum to
-/// match) down to leaves that are not unions: the same documents and the same sums, and when the
-/// leaves are term queries (boosted or not, as the query parser makes them per field) tantivy
-/// scores it with block-max WAND instead of visiting every posting. `None` for anything else.
+/// match; a boolean query of one clause counts as that clause) down to leaves that are not
+/// unions: the same documents and the same sums, and when the leaves are term queries (boosted
+/// or not, as the query parser makes them per field) tantivy scores it with block-max WAND
+/// instead of visiting every posting. `None` for anything else.
 pub(super) fn flat_union(q: &dyn Query) -> Option<Box<dyn Query>> {
     fn walk(q: &dyn Query, leaves: &mut Vec<(Occur, Box<dyn Query>)>) -> bool {
         match q.downcast_ref::<BooleanQuery>() {
+            Some(b) if b.clauses().len() == 1 && b.clauses()[0].0 != Occur::MustNot => {
+                walk(&*b.clauses()[0].1, leaves)
+            }
             Some(b) => {
                 b.get_minimum_number_should_match() <= 1
                     && b.clauses()
@@ -596,4 +608,142 @@ pub(super) fn flat_union(q: &dyn Query) -> Option<Box<dyn Query>> {
     let mut leaves = Vec::new();
     (walk(q, &mut leaves) && !leaves.is_empty())
         .then(|| Box::new(BooleanQuery::new(leaves)) as Box<dyn Query>)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::schema::{Schema, TEXT};
+
+    fn leaf(field: tantivy::schema::Field, word: &str) -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(field, word),
+            IndexRecordOption::WithFreqs,
+        ))
+    }
+
+    fn leaves(q: &dyn Query) -> usize {
+        q.downcast_ref::<BooleanQuery>().map_or(0, |b| {
+            assert!(b.clauses().iter().all(|(o, c)| *o == Occur::Should
+                && c.downcast_ref::<BooleanQuery>().is_none()));
+            b.clauses().len()
+        })
+    }
+
+    #[test]
+    fn unions_of_unions_flatten_and_nothing_else_does() {
+        let mut s = Schema::builder();
+        let (a, b) = (s.add_text_field("a", TEXT), s.add_text_field("b", TEXT));
+        let word = |w: &str| -> Box<dyn Query> {
+            Box::new(BooleanQuery::union(vec![
+                leaf(a, w),
+                Box::new(BoostQuery::new(leaf(b, w), 2.0)),
+            ]))
+        };
+        // Words over fields, as the query parser builds them: four leaves.
+        let any = BooleanQuery::union(vec![word("x"), word("y")]);
+        assert_eq!(leaves(&*flat_union(&any).unwrap()), 4);
+        // One clause counts as that clause (a one-word conjunction).
+        let one = BooleanQuery::new(vec![(Occur::Must, word("x"))]);
+        assert_eq!(leaves(&*flat_union(&one).unwrap()), 2);
+        // A conjunction, an exclusion or a minimum to match is not a union.
+        let all = BooleanQuery::new(vec![(Occur::Must, word("x")), (Occur::Must, word("y"))]);
+        assert!(flat_union(&all).is_none());
+        let not = BooleanQuery::new(vec![(Occur::MustNot, word("x"))]);
+        assert!(flat_union(&not).is_none());
+        let mut two = BooleanQuery::union(vec![leaf(a, "x"), leaf(a, "y")]);
+        two.set_minimum_number_should_match(2);
+        assert!(flat_union(&two).is_none());
+        // A lone term is no union to flatten.
+        assert!(flat_union(&*leaf(a, "x")).is_none());
+    }
+
+    /// The fast paths answer what the plain queries answer: the best chunks of a note (scores
+    /// and order) and the any-word tier with the name phrase's bonus.
+    #[test]
+    fn the_fast_paths_score_as_the_plain_queries_do() {
+        use crate::{NoProgress, Vault, VaultOptions};
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..40 {
+            let body: String = (0..6)
+                .map(|s| {
+                    format!(
+                        "## Part {s}\n\nThe checkout latency {} during the ledger backfill {}.\n\n",
+                        if (i + s) % 3 == 0 { "rose" } else { "held" },
+                        if (i * s) % 4 == 0 { "again" } else { "once" }
+                    )
+                })
+                .collect();
+            std::fs::write(
+                d.path().join(format!("Note {i}.md")),
+                format!("# Checkout latency {i}\n\n{body}"),
+            )
+            .unwrap();
+        }
+        let v = Vault::open(d.path(), VaultOptions::default()).unwrap();
+        v.update(&NoProgress).unwrap();
+        let lex = v.lexical().unwrap();
+        let searcher = lex.reader.searcher();
+        let (note_stats, chunk_stats) = lex.kind_stats(&searcher).unwrap();
+        for words in ["checkout latency", "latency rose again", "backfill"] {
+            // The chunk pick.
+            let (q, _) = lex.chunk_any.parse_query_lenient(words);
+            let clauses = ChunkClauses::new(&searcher, &chunk_stats, &*q)
+                .unwrap()
+                .unwrap();
+            for i in [0, 7, 13] {
+                let path = format!("Note {i}.md");
+                let fast = lex.score_note_chunks(&searcher, &clauses, &path).unwrap();
+                let in_note: Box<dyn Query> = Box::new(BoostQuery::new(
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(lex.fields.path, &path),
+                        IndexRecordOption::Basic,
+                    )),
+                    0.0,
+                ));
+                let plain =
+                    BooleanQuery::new(vec![(Occur::Must, q.box_clone()), (Occur::Must, in_note)]);
+                let want = searcher
+                    .search_with_statistics_provider(
+                        &plain,
+                        &TopDocs::with_limit(8).order_by_score(),
+                        &chunk_stats,
+                    )
+                    .unwrap();
+                assert_eq!(fast.len(), want.len(), "{words} {path}");
+                for ((fs, fa), (ws, wa)) in fast.iter().zip(&want) {
+                    assert!(
+                        (fs - ws).abs() <= 1e-5 * ws.abs(),
+                        "{words} {path}: {fs} vs {ws}"
+                    );
+                    if (fs - ws).abs() > 0.0 {
+                        continue;
+                    }
+                    assert_eq!(fa, wa, "{words} {path}");
+                }
+            }
+            // The any-word tier with the name phrase.
+            let (any, _) = lex.note_any.parse_query_lenient(words);
+            let (phrase, _) = lex.name_phrase.parse_query_lenient(&format!("\"{words}\""));
+            let union = flat_union(&*any).unwrap();
+            let fast = lex
+                .top_union(&searcher, &note_stats, &*union, Some(&*phrase), 12)
+                .unwrap();
+            let plain = BooleanQuery::new(vec![(Occur::Must, any), (Occur::Should, phrase)]);
+            let want = searcher
+                .search_with_statistics_provider(
+                    &plain,
+                    &TopDocs::with_limit(12).order_by_score(),
+                    &note_stats,
+                )
+                .unwrap();
+            let scores =
+                |h: &[(f32, tantivy::DocAddress)]| -> Vec<f32> { h.iter().map(|x| x.0).collect() };
+            let (f, w) = (scores(&fast), scores(&want));
+            assert_eq!(f.len(), w.len(), "{words}");
+            for (a, b) in f.iter().zip(&w) {
+                assert!((a - b).abs() <= 1e-5 * b.abs(), "{words}: {f:?} vs {w:?}");
+            }
+        }
+    }
 }
