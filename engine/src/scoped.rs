@@ -39,7 +39,7 @@ use crate::vault::{
     Remembered, ScopedHits, Vault, WorkInput, WorkRecord,
 };
 pub use answers::*;
-pub use tree::{MemoryInbox, Reads, TreeFile, VaultTree, VisibleText};
+pub use tree::{MemoryInbox, Reads, RecentCommits, TreeFile, VaultTree, VisibleText};
 
 /// One caller's view of a vault (see the module docs). Cheap to make: one per call is fine.
 #[derive(Debug)]

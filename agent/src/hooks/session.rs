@@ -2,9 +2,7 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::LazyLock;
-use std::time::{Duration, Instant};
 
 use regex::Regex;
 use serde_json::Value;
@@ -353,7 +351,7 @@ fn sections(
         );
     }
     out.push(
-        Section::new("### Recent Changes (last 48h)", recent_changes(root, &tree))
+        Section::new("### Recent Changes (last 48h)", recent_changes(view, &tree))
             .degrades(20, "(Over budget — run git log on demand.)"),
     );
     out.push(
@@ -484,82 +482,19 @@ fn brain_topics(tree: &VaultTree, reads: &Reads<'_, '_>) -> String {
     }
 }
 
-/// `git log --oneline --since="48 hours ago" --no-merges` of the vault's folder, first 15
-/// commits, 5 s at most. A commit is shown only when every file it touched in the vault is
-/// one an agent may be told of (a note of the agents' tree, or the vault's machinery) and its
-/// subject names no withheld note; the others are counted, never shown (a commit that touched
-/// only a private note says what the note says).
-fn recent_changes(root: &Path, tree: &VaultTree) -> String {
+/// The vault's commits of the last 48 hours an agent may be told of ([`Scoped::recent_commits`]:
+/// at most 15, 5 s at most; a commit touching or naming a note agents may not see is counted,
+/// never shown).
+fn recent_changes(view: &Scoped<'_>, tree: &VaultTree) -> String {
     const NONE: &str = "(no git history)";
-    if !root.ancestors().any(|a| a.join(".git").exists()) {
-        return NONE.into();
-    }
-    let child = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args([
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "--since=48 hours ago",
-            "--no-merges",
-            "-n",
-            "15",
-            "--format=%x1e%h %s",
-            "--name-only",
-            // A rename lists both names: a note moved out of a hidden folder is not shown.
-            "--no-renames",
-            "--relative",
-            "--",
-            ".",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
+    let Some(commits) = view.recent_commits(tree, "48 hours ago", 15) else {
         return NONE.into();
     };
-    // Read while waiting: a full pipe must not stall git past the deadline.
-    let reader = child.stdout.take().map(|mut s| {
-        std::thread::spawn(move || {
-            use std::io::Read as _;
-            let mut out = String::new();
-            let _ = s.read_to_string(&mut out);
-            out
-        })
-    });
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return NONE.into();
-            }
-        }
-    }
-    let stdout = reader.and_then(|r| r.join().ok()).unwrap_or_default();
-    let commits = stdout.split('\u{1e}').filter(|c| !c.trim().is_empty());
-    let (mut lines, mut hidden) = (Vec::new(), 0);
-    for commit in commits.take(15) {
-        let mut parts = commit.lines();
-        let subject = parts.next().unwrap_or_default().trim();
-        let mut files = parts.map(str::trim).filter(|f| !f.is_empty());
-        // The vault's machinery is shown unless it is itself private (a private draft kept
-        // under `templates/`, say).
-        let told = files.all(|f| tree.tells_of(f));
-        if told && !tree.names_withheld(subject) {
-            lines.push(one_line(subject));
-        } else {
-            hidden += 1;
-        }
-    }
-    if hidden > 0 {
+    let mut lines: Vec<String> = commits.shown.iter().map(|s| one_line(s)).collect();
+    if commits.hidden > 0 {
         lines.push(format!(
-            "({hidden} commit(s) touching or naming notes agents may not see not shown)"
+            "({} commit(s) touching or naming notes agents may not see not shown)",
+            commits.hidden
         ));
     }
     if lines.is_empty() {

@@ -504,6 +504,101 @@ impl<'v> Scoped<'v> {
     }
 }
 
+/// The commits [`Scoped::recent_commits`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecentCommits {
+    /// `<short hash> <subject>` of each commit an agent may be told of, newest first.
+    pub shown: Vec<String>,
+    /// Commits left out: one touched a file the agent may not be told of, or its subject names
+    /// a withheld note.
+    pub hidden: usize,
+}
+
+/// How long `git log` may run for [`Scoped::recent_commits`].
+const GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Scoped<'_> {
+    /// `git log --since=<since> --no-merges` of the vault's folder, at most `max` commits, run
+    /// for at most 5 s: each commit shown only when every file it touched in the vault is one
+    /// `tree` tells of ([`VaultTree::tells_of`]: a note of the tree, or machinery that is not
+    /// private) and its subject names no withheld note ([`VaultTree::names_withheld`]); the
+    /// others counted, never shown (a commit that touched only a private note says what the
+    /// note says; a rename lists both names, so a note moved out of a hidden folder is not
+    /// shown). `None` when the vault is in no git repository, or git fails or is too slow.
+    pub fn recent_commits(
+        &self,
+        tree: &VaultTree,
+        since: &str,
+        max: usize,
+    ) -> Option<RecentCommits> {
+        use std::io::Read as _;
+        use std::process::{Command, Stdio};
+        let root = self.vault.root();
+        if !root.ancestors().any(|a| a.join(".git").exists()) {
+            return None;
+        }
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "core.quotePath=false", "log"])
+            .arg(format!("--since={since}"))
+            .args(["--no-merges", "-n"])
+            .arg(max.to_string())
+            .args([
+                "--format=%x1e%h %s",
+                "--name-only",
+                "--no-renames",
+                "--relative",
+                "--",
+                ".",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        // Read while waiting: a full pipe must not stall git past the deadline.
+        let reader = child.stdout.take().map(|mut s| {
+            std::thread::spawn(move || {
+                let mut out = String::new();
+                let _ = s.read_to_string(&mut out);
+                out
+            })
+        });
+        let deadline = std::time::Instant::now() + GIT_TIMEOUT;
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) if status.success() => break,
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(1))
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return None;
+                }
+            }
+        }
+        let stdout = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+        let mut out = RecentCommits::default();
+        for commit in stdout
+            .split('\u{1e}')
+            .filter(|c| !c.trim().is_empty())
+            .take(max)
+        {
+            let mut parts = commit.lines();
+            let subject = parts.next().unwrap_or_default().trim();
+            let mut files = parts.map(str::trim).filter(|f| !f.is_empty());
+            if files.all(|f| tree.tells_of(f)) && !tree.names_withheld(subject) {
+                out.shown.push(subject.to_string());
+            } else {
+                out.hidden += 1;
+            }
+        }
+        Some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,5 +740,48 @@ mod tests {
         let view = v.scoped(&crate::Caller::anonymous());
         assert!(view.reads("stop").note("work/Plan.md", 100).is_some());
         assert!(!d.path().join(".mindex").exists());
+    }
+
+    #[test]
+    fn recent_commits_show_only_what_an_agent_may_be_told_of() {
+        let (d, v) = vault(false);
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(d.path())
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        let view = v.scoped(&crate::Caller::anonymous());
+        // Not a repository yet: no history.
+        assert_eq!(view.recent_commits(&view.tree(), "48 hours ago", 15), None);
+        git(&["init", "-q"]);
+        let commit = |files: &[&str], subject: &str| {
+            let mut add = vec!["add", "--"];
+            add.extend_from_slice(files);
+            git(&add);
+            git(&["commit", "-q", "-m", subject]);
+        };
+        commit(&["work/Plan.md"], "plan the launch");
+        commit(&["work/Secret Merger.md"], "draft");
+        commit(&["templates/Decision.md"], "template tweak");
+        commit(&["vault-manifest.json"], "about the Secret Merger");
+        let tree = view.tree();
+        let found = view.recent_commits(&tree, "48 hours ago", 15).unwrap();
+        let subjects: Vec<&str> = found
+            .shown
+            .iter()
+            .map(|s| s.split_once(' ').unwrap().1)
+            .collect();
+        assert_eq!(subjects, ["template tweak", "plan the launch"], "{found:?}");
+        assert_eq!(found.hidden, 2);
+        // At most `max` commits are read.
+        let one = view.recent_commits(&tree, "48 hours ago", 1).unwrap();
+        assert_eq!(one.shown.len() + one.hidden, 1);
     }
 }
