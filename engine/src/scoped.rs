@@ -377,7 +377,7 @@ impl<'v> Scoped<'v> {
     }
 
     /// Typed sub-queries, audited as `query`: ranked over the whole index, then only hits in
-    /// notes the caller may read are kept ([`Vault::scoped_query`]).
+    /// notes the caller may read are kept (the vault's filtered query).
     pub fn query(
         &self,
         model: Option<&dyn Embedder>,
@@ -623,13 +623,14 @@ impl<'v> Scoped<'v> {
         Ok(h)
     }
 
-    /// The memories this caller may recall ([`Vault::recall`]).
+    /// The memories this caller may recall, best first (live before superseded; ordered by the
+    /// engine's search when there is a query).
     pub fn recall(&self, opts: &RecallOptions, model: Option<&dyn Embedder>) -> Result<Recall> {
         self.vault.recall(&self.caller, opts, model)
     }
 
-    /// Records a memory for this caller ([`Vault::remember_with`]): with `model`, a paraphrase
-    /// of a memory the caller can see is refused too.
+    /// Records a memory for this caller, or says why not ([`Refusal`](crate::Refusal)): with
+    /// `model`, a paraphrase of a memory the caller can see is refused too.
     pub fn remember(
         &self,
         input: &MemoryInput,
@@ -638,13 +639,13 @@ impl<'v> Scoped<'v> {
         self.vault.remember_with(&self.caller, input, model)
     }
 
-    /// Records a work note for this caller ([`Vault::record_work`]).
+    /// Records a work note for this caller.
     pub fn record_work(&self, input: &WorkInput) -> Result<WorkRecord> {
         self.vault.record_work(&self.caller, input)
     }
 
     /// Answers a question with a read-only agent session over what this caller may read
-    /// ([`Vault::reason`]).
+    /// (see `vault/reason.rs`).
     pub fn reason(
         &self,
         question: &str,

@@ -749,7 +749,14 @@ mod tests {
             let ok = std::process::Command::new("git")
                 .arg("-C")
                 .arg(d.path())
-                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
                 .args(args)
                 .output()
                 .unwrap()

@@ -16,7 +16,7 @@ use crate::memory::store::CacheStats;
 use crate::memory::{Memory, recall_from, reorder, title_key};
 use crate::query::QueryOptions;
 
-/// Options for [`Vault::recall`].
+/// Options for [`Scoped::recall`](crate::Scoped::recall).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecallOptions {
     /// Orders memories by relevance to this text (never filters them out).
@@ -105,7 +105,7 @@ fn written_by(m: &Memory, caller: &Caller) -> Option<String> {
     }
 }
 
-/// The outcome of [`Vault::recall`].
+/// The outcome of [`Scoped::recall`](crate::Scoped::recall).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recall {
     /// The caller's project (`None` = anonymous).

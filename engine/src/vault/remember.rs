@@ -22,7 +22,7 @@ use crate::memory::{
     render, resolve_supersedes, validate,
 };
 
-/// The outcome of [`Vault::remember`].
+/// The outcome of [`Scoped::remember`](crate::Scoped::remember).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Remembered {
     /// Whether a file was written.

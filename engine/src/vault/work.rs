@@ -36,7 +36,7 @@ pub enum WorkKind {
     Decision,
 }
 
-/// What [`Vault::record_work`] files.
+/// What [`Scoped::record_work`](crate::Scoped::record_work) files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorkInput {
     /// The note's title.
@@ -100,7 +100,7 @@ impl WorkInput {
     }
 }
 
-/// The outcome of [`Vault::record_work`].
+/// The outcome of [`Scoped::record_work`](crate::Scoped::record_work).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct WorkRecord {
     /// Whether a file was written.
