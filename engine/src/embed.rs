@@ -1,5 +1,5 @@
 //! Sentence embeddings computed locally: the [`Embedder`] trait and [`BertEmbedder`], our own
-//! BERT encoder ([`encoder`], int8 or f32 dense layers: [`Precision`]) with mean pooling over each
+//! BERT encoder (`encoder`, int8 or f32 dense layers: [`Precision`]) with mean pooling over each
 //! text's tokens and L2 normalisation (the sentence-transformers pipeline of all-MiniLM-L6-v2 and
 //! its kin).
 //!

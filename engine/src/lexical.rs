@@ -79,7 +79,7 @@ pub struct Hit {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
     /// The note is the vault's scaffolding, not a note a person wrote: a template, an agent
-    /// manual, an infrastructure file of the manifest ([`crate::lexical`]'s `is_scaffold`). It
+    /// manual, an infrastructure file of the manifest (`lexical`'s `is_scaffold`). It
     /// ranks below the notes people wrote (still found when nothing else matches).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub scaffold: bool,

@@ -3,7 +3,7 @@
 //! and near-duplicate refusal.
 //!
 //! This module holds the pure parts (validation, rendering, reading, visibility, ranking);
-//! [`store`] holds the files (exclusive-create writes, the parse cache, supersession edits).
+//! `store` holds the files (exclusive-create writes, the parse cache, supersession edits).
 
 mod input;
 pub(crate) mod promoted;

@@ -63,7 +63,7 @@ pub struct Note {
     pub body: String,
     /// 1-based file line number of the first line of `body`.
     pub body_start_line: usize,
-    /// Whether agents may not be served this text ([`crate::markdown::text_withheld`]: marked
+    /// Whether agents may not be served this text (`markdown::text_withheld`: marked
     /// private, an agent memory, or a frontmatter that does not close or parse). The index
     /// keeps the verdict, so a snapshot taken while a note was withheld never reaches an agent,
     /// even after the file has changed and before it is indexed again.

@@ -2,7 +2,7 @@
 //! a path suffix, `vault://note/work/My-Note.md`, `my note`) to one vault-relative path, chosen
 //! among the notes the asker may see, with close names suggested when nothing matches.
 //!
-//! Every surface resolves through [`resolve_among`]: the owner's view ([`crate::Vault::resolve`])
+//! Every surface resolves through `resolve_among`: the owner's view ([`crate::Vault::resolve`])
 //! over the walked vault, the agent's view ([`crate::Scoped::resolve`]) over the notes the
 //! exposure policy serves. So `get`, `multi_get`, `expand` and resources read the same name the
 //! same way, and a note the asker may not see never matches, never makes a name ambiguous and is
@@ -246,7 +246,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// `vault://note/<rel>` with each segment percent-encoded: the URI [`resolve_among`] reads back.
+/// `vault://note/<rel>` with each segment percent-encoded: the URI `resolve_among` reads back.
 pub fn note_uri(rel: &str) -> String {
     let enc: Vec<String> = rel
         .split('/')

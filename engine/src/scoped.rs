@@ -8,7 +8,7 @@
 //! - names resolve among visible notes only ([`Scoped::resolve`]); a hidden note is never named,
 //!   never makes a name ambiguous and gets the answer a missing one gets ([`not_visible`]);
 //! - a note is read from one open file checked against the policy
-//!   ([`crate::exposure::open_visible`]), at most [`MAX_READ_BYTES`] of it;
+//!   (`exposure::open_visible`), at most [`MAX_READ_BYTES`] of it;
 //! - search results are filtered after ranking, never the query ([`Scoped::query`]);
 //! - status and health name only what the caller may read, and no absolute path
 //!   ([`Scoped::scrub`]).

@@ -96,7 +96,7 @@ pub struct LastUpdate {
     pub finished_unix_ms: u64,
     /// How long it took.
     pub elapsed_ms: u64,
-    /// What it changed: at most [`LAST_UPDATE_PATHS`] paths of each kind (see `counts`).
+    /// What it changed: at most `LAST_UPDATE_PATHS` paths of each kind (see `counts`).
     pub changes: Changes,
     /// How many notes of each kind it changed, when `changes` lists only the first ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,7 +22,7 @@ pub const MEMORY_SOURCE: &str = "mcp-capture";
 /// `source:` of a capture filed by hand after the engine refused it.
 pub const HAND_FILED_SOURCE: &str = "hand-filed";
 /// The `source` of a reasoning record: it holds one caller's question, so it is never served
-/// to agents as a note ([`Privacy::Capture`]).
+/// to agents as a note (`Privacy::Capture`).
 pub const REASON_SOURCE: &str = "mcp-reason";
 
 /// The leading frontmatter block of a text.

@@ -11,7 +11,7 @@ use super::{
 use super::text::RuleHit;
 
 /// What a caller asks to remember. Identity is not part of it: the origin always comes from the
-/// [`Caller`].
+/// [`Caller`](crate::Caller).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryInput {
     /// One line naming the lesson (at most 200 characters).

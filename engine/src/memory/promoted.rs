@@ -45,7 +45,7 @@ pub enum Promotion {
     /// The exposure policy refuses the note: outside the exposed roots, traversal, an absolute
     /// path, the memory root, a never-exposed name, a private note or a symlink escape. Agents
     /// (recall, their health) are also told this of a missing or unreadable note
-    /// ([`Promotion::seen_by_agent`]).
+    /// (`Promotion::seen_by_agent`).
     NotExposed {
         /// The note named (vault-relative, ending in `.md`).
         note: String,

@@ -19,7 +19,7 @@ use crate::markdown::frontmatter::{self, FmEdit, FmValue};
 /// A memory with its similarity digest.
 pub(crate) type Digested = (Arc<Memory>, Arc<Digest>);
 
-/// What the last [`MemoryStore::all`] call did with its cache.
+/// What the last `MemoryStore::all` call did with its cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct CacheStats {
     /// Files whose cached parse was reused (size, mtime, ctime and inode unchanged).

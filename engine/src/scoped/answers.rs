@@ -26,7 +26,7 @@ pub const MAX_MULTI_GET_NOTES: usize = 200;
 /// How the line appended to a truncated read starts.
 pub const TRUNCATED_MARKER: &str = "[mindex: truncated";
 
-/// A note as an agent reads it ([`Scoped::get`], [`Scoped::read_uri`]).
+/// A note as an agent reads it ([`Scoped::get`](crate::Scoped::get), [`Scoped::read_uri`](crate::Scoped::read_uri)).
 #[derive(Debug, Clone, Serialize)]
 pub struct AgentNote {
     /// The note (or the lines asked for); a truncated read ends with the truncation line.
@@ -41,7 +41,7 @@ pub struct AgentNote {
     pub next_from_line: Option<usize>,
 }
 
-/// What [`Scoped::multi_get`] served.
+/// What [`Scoped::multi_get`](crate::Scoped::multi_get) served.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct AgentMultiGet {
     /// The notes read or skipped, in pattern order.
@@ -52,10 +52,10 @@ pub struct AgentMultiGet {
     pub not_listed: usize,
 }
 
-/// A note offered as a resource ([`Scoped::resources`]).
+/// A note offered as a resource ([`Scoped::resources`](crate::Scoped::resources)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resource {
-    /// `vault://note/<path>`, each segment percent-encoded ([`note_uri`]).
+    /// `vault://note/<path>`, each segment percent-encoded ([`note_uri`](crate::resolve::note_uri)).
     pub uri: String,
     /// `<root>: <label>`, or the label for a note at the top of its root.
     pub name: String,
@@ -93,7 +93,8 @@ pub struct AgentUpdate {
     pub changes: AgentChanges,
 }
 
-/// [`Vault::status`] as an agent may see it ([`Scoped::status`]).
+/// [`Vault::status`](crate::Vault::status) as an agent may see it
+/// ([`Scoped::status`](crate::Scoped::status)).
 #[derive(Debug, Clone, Serialize)]
 pub struct AgentStatus {
     /// Whether an index exists.
