@@ -16,6 +16,8 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
+echo "==> cargo doc (the engine's public API docs; a broken or private link fails)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p mindex --no-deps
 echo "==> other platforms: cargo clippy for macOS (Apple Silicon) and Windows"
 ./scripts/check-platforms.sh aarch64-apple-darwin x86_64-pc-windows-msvc
 # Release: the same artefacts as the quick start and the benches, and (with models) fast enough to
