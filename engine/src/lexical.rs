@@ -561,6 +561,37 @@ fn meta_key(dir: &Path) -> Result<MetaKey> {
     Ok((modified, meta.len(), ino))
 }
 
+/// The live documents holding `term` in one segment, ascending (none when it holds no such
+/// term): a term's postings read directly, for the handful of documents of one path.
+fn live_docs(reader: &tantivy::SegmentReader, term: &Term) -> Result<Vec<tantivy::DocId>> {
+    use tantivy::DocSet as _;
+    let Some(mut postings) = reader
+        .inverted_index(term.field())?
+        .read_postings(term, tantivy::schema::IndexRecordOption::Basic)
+        .map_err(tantivy::TantivyError::from)?
+    else {
+        return Ok(Vec::new());
+    };
+    let alive = reader.alive_bitset();
+    let mut docs = Vec::new();
+    let mut doc = postings.doc();
+    while doc != tantivy::TERMINATED {
+        if alive.is_none_or(|a| a.is_alive(doc)) {
+            docs.push(doc);
+        }
+        doc = postings.advance();
+    }
+    Ok(docs)
+}
+
+/// Scored documents best first, ties in index order (segment, then document).
+fn best_first(hits: &mut [(f32, tantivy::DocAddress)]) {
+    hits.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then((a.1.segment_ord, a.1.doc_id).cmp(&(b.1.segment_ord, b.1.doc_id)))
+    });
+}
+
 /// The `path` column of each segment of `searcher` (in segment order), for [`path_at`].
 fn path_columns(searcher: &Searcher) -> Vec<Option<tantivy::columnar::StrColumn>> {
     searcher

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 
 use super::tokenizer::{Syntax, parser_words};
 use super::{
-    Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, identifier_terms,
-    names_identifiers, path_at, path_columns, snippet, text_of, u64_of,
+    Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, best_first,
+    identifier_terms, live_docs, names_identifiers, path_at, path_columns, snippet, text_of,
+    u64_of,
 };
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -261,7 +262,7 @@ impl Lexical {
             // where the documents sit in the index.
             let fetch = limit + seen.len() + 16;
             let top = match union {
-                Some(union) => self.top_union(searcher, stats, &**union, name.as_deref(), fetch)?,
+                Some(union) => self.top_union(searcher, stats, union, name.as_deref(), fetch)?,
                 None => searcher.search_with_statistics_provider(
                     &*q,
                     &TopDocs::with_limit(fetch).order_by_score(),
@@ -351,10 +352,7 @@ impl Lexical {
             let boosted: HashSet<tantivy::DocAddress> = named.iter().map(|(_, a)| *a).collect();
             top.retain(|(_, a)| !boosted.contains(a));
             top.extend(named);
-            top.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then((a.1.segment_ord, a.1.doc_id).cmp(&(b.1.segment_ord, b.1.doc_id)))
-            });
+            best_first(&mut top);
         }
         top.truncate(fetch);
         Ok(top)
@@ -450,59 +448,43 @@ impl Lexical {
         clauses: &ChunkClauses,
         path: &str,
     ) -> Result<Vec<(f32, tantivy::DocAddress)>> {
-        use tantivy::query::EnableScoring;
-        use tantivy::{DocSet, TERMINATED};
-        let weights = &clauses.0;
-        let in_note = TermQuery::new(
-            Term::from_field_text(self.fields.path, path),
-            IndexRecordOption::Basic,
-        )
-        .weight(EnableScoring::disabled_from_searcher(searcher))?;
+        use tantivy::DocSet;
+        let term = Term::from_field_text(self.fields.path, path);
         let mut found = Vec::new();
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let mut docs = in_note.scorer(reader, 1.0)?;
-            let alive = reader.alive_bitset();
-            let mut scorers = None;
-            let mut doc = docs.doc();
-            while doc != TERMINATED {
-                if alive.is_none_or(|a| a.is_alive(doc)) {
-                    let scorers = match &mut scorers {
-                        Some(s) => s,
-                        None => scorers.insert(
-                            weights
-                                .iter()
-                                .map(|w| w.scorer(reader, 1.0))
-                                .collect::<tantivy::Result<Vec<_>>>()?,
-                        ),
-                    };
-                    let mut score = 0.0f32;
-                    let mut matched = false;
-                    for s in scorers.iter_mut() {
-                        if s.doc() < doc {
-                            s.seek(doc);
-                        }
-                        if s.doc() == doc {
-                            score += s.score();
-                            matched = true;
-                        }
+            let docs = live_docs(reader, &term)?;
+            if docs.is_empty() {
+                continue;
+            }
+            let mut scorers = clauses
+                .0
+                .iter()
+                .map(|w| w.scorer(reader, 1.0))
+                .collect::<tantivy::Result<Vec<_>>>()?;
+            for doc in docs {
+                let mut score = 0.0f32;
+                let mut matched = false;
+                for s in scorers.iter_mut() {
+                    if s.doc() < doc {
+                        s.seek(doc);
                     }
-                    if matched {
-                        found.push((
-                            score,
-                            tantivy::DocAddress {
-                                segment_ord: ord as u32,
-                                doc_id: doc,
-                            },
-                        ));
+                    if s.doc() == doc {
+                        score += s.score();
+                        matched = true;
                     }
                 }
-                doc = docs.advance();
+                if matched {
+                    found.push((
+                        score,
+                        tantivy::DocAddress {
+                            segment_ord: ord as u32,
+                            doc_id: doc,
+                        },
+                    ));
+                }
             }
         }
-        found.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then((a.1.segment_ord, a.1.doc_id).cmp(&(b.1.segment_ord, b.1.doc_id)))
-        });
+        best_first(&mut found);
         found.truncate(8);
         Ok(found)
     }
@@ -568,11 +550,8 @@ impl ChunkClauses {
         let Some(union) = flat_union(query) else {
             return Ok(None);
         };
-        let Some(b) = union.downcast_ref::<BooleanQuery>() else {
-            return Ok(None);
-        };
         let scoring = EnableScoring::enabled_from_statistics_provider(stats, searcher);
-        let weights = b
+        let weights = union
             .clauses()
             .iter()
             .map(|(_, q)| q.weight(scoring))
@@ -586,7 +565,7 @@ impl ChunkClauses {
 /// unions: the same documents and the same sums, and when the leaves are term queries (boosted
 /// or not, as the query parser makes them per field) tantivy scores it with block-max WAND
 /// instead of visiting every posting. `None` for anything else.
-pub(super) fn flat_union(q: &dyn Query) -> Option<Box<dyn Query>> {
+pub(super) fn flat_union(q: &dyn Query) -> Option<BooleanQuery> {
     fn walk(q: &dyn Query, leaves: &mut Vec<(Occur, Box<dyn Query>)>) -> bool {
         match q.downcast_ref::<BooleanQuery>() {
             Some(b) if b.clauses().len() == 1 && b.clauses()[0].0 != Occur::MustNot => {
@@ -606,8 +585,7 @@ pub(super) fn flat_union(q: &dyn Query) -> Option<Box<dyn Query>> {
     }
     q.downcast_ref::<BooleanQuery>()?;
     let mut leaves = Vec::new();
-    (walk(q, &mut leaves) && !leaves.is_empty())
-        .then(|| Box::new(BooleanQuery::new(leaves)) as Box<dyn Query>)
+    (walk(q, &mut leaves) && !leaves.is_empty()).then(|| BooleanQuery::new(leaves))
 }
 
 #[cfg(test)]
@@ -642,10 +620,10 @@ mod tests {
         };
         // Words over fields, as the query parser builds them: four leaves.
         let any = BooleanQuery::union(vec![word("x"), word("y")]);
-        assert_eq!(leaves(&*flat_union(&any).unwrap()), 4);
+        assert_eq!(leaves(&flat_union(&any).unwrap()), 4);
         // One clause counts as that clause (a one-word conjunction).
         let one = BooleanQuery::new(vec![(Occur::Must, word("x"))]);
-        assert_eq!(leaves(&*flat_union(&one).unwrap()), 2);
+        assert_eq!(leaves(&flat_union(&one).unwrap()), 2);
         // A conjunction, an exclusion or a minimum to match is not a union.
         let all = BooleanQuery::new(vec![(Occur::Must, word("x")), (Occur::Must, word("y"))]);
         assert!(flat_union(&all).is_none());
@@ -727,7 +705,7 @@ mod tests {
             let (phrase, _) = lex.name_phrase.parse_query_lenient(&format!("\"{words}\""));
             let union = flat_union(&*any).unwrap();
             let fast = lex
-                .top_union(&searcher, &note_stats, &*union, Some(&*phrase), 12)
+                .top_union(&searcher, &note_stats, &union, Some(&*phrase), 12)
                 .unwrap();
             let plain = BooleanQuery::new(vec![(Occur::Must, any), (Occur::Should, phrase)]);
             let want = searcher

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocId, DocSet, TERMINATED, Term};
+use tantivy::{DocId, DocSet, Term};
 
-use super::Lexical;
 use super::fields::{KIND_NOTE, analyze};
+use super::{Lexical, live_docs};
 use crate::error::Result;
 
 /// Distinct words of a query weighed, at most this many (a pasted paragraph is not a query).
@@ -49,24 +49,10 @@ impl Lexical {
         let mut by_segment: BTreeMap<u32, Vec<(DocId, usize)>> = BTreeMap::new();
         let note_kind = Term::from_field_u64(f.kind, KIND_NOTE);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let path_index = reader.inverted_index(f.path)?;
-            let alive = reader.alive_bitset();
             let mut docs: Vec<(DocId, usize)> = Vec::new();
             for (i, p) in paths.iter().enumerate() {
                 let term = Term::from_field_text(f.path, p);
-                let Some(mut postings) = path_index
-                    .read_postings(&term, IndexRecordOption::Basic)
-                    .map_err(tantivy::TantivyError::from)?
-                else {
-                    continue;
-                };
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    if alive.is_none_or(|a| a.is_alive(doc)) {
-                        docs.push((doc, i));
-                    }
-                    doc = postings.advance();
-                }
+                docs.extend(live_docs(reader, &term)?.into_iter().map(|doc| (doc, i)));
             }
             if docs.is_empty() {
                 continue;

@@ -20,6 +20,11 @@ const MAX_DEPTH: usize = 64;
 /// Paths an audit line of [`Reads`] names (the count is always exact).
 const AUDITED_PATHS: usize = 50;
 
+/// Whether `rel` lies in the memory store at `memory_root` (none when it is empty).
+fn in_store(memory_root: &str, rel: &str) -> bool {
+    !memory_root.is_empty() && is_within(rel, memory_root)
+}
+
 /// One file of a [`VaultTree`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeFile {
@@ -167,7 +172,7 @@ impl VaultTree {
 
     /// Whether `rel` lies in the memory store.
     pub fn in_memory_store(&self, rel: &str) -> bool {
-        !self.memory_root.is_empty() && is_within(rel, &self.memory_root)
+        in_store(&self.memory_root, rel)
     }
 
     /// This tree without `dir` and everything under it.
@@ -348,11 +353,10 @@ impl Reads<'_, '_> {
 
 impl Drop for Reads<'_, '_> {
     fn drop(&mut self) {
-        let read = std::mem::take(self.read.get_mut().unwrap_or_else(|e| e.into_inner()));
-        if read.is_empty() || !self.view.vault.index_dir().is_dir() {
+        let mut paths = std::mem::take(self.read.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if paths.is_empty() || !self.view.vault.index_dir().is_dir() {
             return;
         }
-        let mut paths = read.clone();
         paths.sort();
         paths.dedup();
         let notes = paths.len();
@@ -404,8 +408,7 @@ impl<'v> Scoped<'v> {
             // Outside the exposed roots is nothing an agent is told of; the memory root stays
             // (its captures are counted), and the vault's machinery is left out without its
             // name counting as secret.
-            let in_store = !memory_root.is_empty() && is_within(&f.rel, &memory_root);
-            let outside = !in_store && ex.matched_root(&f.rel).is_none();
+            let outside = !in_store(&memory_root, &f.rel) && ex.matched_root(&f.rel).is_none();
             if hidden || (outside && !manifest.is_infrastructure(&f.rel)) {
                 withheld.push(f.rel.clone());
             }
