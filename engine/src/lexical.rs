@@ -5,9 +5,10 @@
 //! normalisation per note, as textbook BM25 does). Fields and boosts of a note document: title
 //! ×0.3, aliases ×2, frontmatter description ×1.5, section headings ×1.5 (not the H1 repeating the
 //! title), tags ×1.5, frontmatter scalars (`ticket`, `owner`, `status`, …) ×1, path ×1, text ×1.
-//! The note's **chunk documents** (text ×1, headings ×1.5) then pick the chunk a hit shows: the
-//! best-matching chunk of the note, whose snippet and line the hit reports; vectors are stored
-//! per chunk. Each kind is scored with its own statistics (see [`KindStats`]).
+//! The note's **chunk documents** are stored, not indexed (the text is indexed once): a hit shows
+//! the note's best-matching chunk, picked from the positions of the query's terms in the note
+//! document (`pick`), whose snippet and line the hit reports; vectors are stored per chunk. Note
+//! documents are scored with their own statistics (see [`KindStats`]).
 //!
 //! Order of a ranking: notes holding every identifier the query names (`OPS-2291`,
 //! `LEDGER_SYNC_MAX_CONNS`) exactly, then notes holding every word, then notes holding some; by
@@ -22,6 +23,7 @@
 mod chunks;
 mod directory;
 mod fields;
+mod pick;
 mod rank;
 mod snippet;
 mod stem;
@@ -48,8 +50,8 @@ pub(crate) use fields::{analyze, identifier_terms};
 #[cfg(test)]
 pub(crate) use snippet::clean_markdown;
 pub(crate) use tokenizer::Syntax;
-pub(crate) use writer::LexicalWriter;
 use writer::segment_files;
+pub(crate) use writer::{LexicalWriter, NoteDocuments};
 
 /// A search hit: the best chunk of one note.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -161,10 +163,9 @@ pub(crate) struct Lexical {
     note_any: QueryParser,
     /// Note documents: the query as a phrase in the title or an alias.
     name_phrase: QueryParser,
-    /// Chunk documents, every word must match.
-    chunk_all: QueryParser,
-    /// Chunk documents, any word may match.
-    chunk_any: QueryParser,
+    /// Note documents' `text` field alone: the terms that pick a hit's chunk
+    /// ([`pick::ChunkPick`]).
+    note_text: QueryParser,
     /// The paths of the notes withheld from agents when indexed (their marker documents).
     withheld: std::sync::Mutex<WithheldCache>,
     /// The vault's manifest, for its `infrastructure` list (see [`Lexical::is_scaffold`]).
@@ -282,14 +283,8 @@ impl Lexical {
         );
         name_phrase.set_field_boost(fields.title, NAME_BOOST);
         name_phrase.set_field_boost(fields.aliases, NAME_BOOST);
-        let mut chunk_any = QueryParser::new(
-            index.schema(),
-            vec![fields.headings, fields.body],
-            query_tokenizers(),
-        );
-        chunk_any.set_field_boost(fields.headings, HEADINGS_BOOST);
-        let mut chunk_all = chunk_any.clone();
-        chunk_all.set_conjunction_by_default();
+        // The query's words in the note text alone: the terms that pick a hit's chunk.
+        let note_text = QueryParser::new(index.schema(), vec![fields.text], query_tokenizers());
         Ok(Lexical {
             dir: dir.to_path_buf(),
             index,
@@ -299,8 +294,7 @@ impl Lexical {
             note_all,
             note_any,
             name_phrase,
-            chunk_all,
-            chunk_any,
+            note_text,
             withheld: std::sync::Mutex::new(WithheldCache::default()),
             manifest: std::sync::RwLock::new(None),
         })
@@ -525,25 +519,14 @@ impl Lexical {
         Ok(())
     }
 
-    /// The statistics of note documents and of chunk documents in `searcher`.
-    fn kind_stats<'a>(&self, searcher: &'a Searcher) -> Result<(KindStats<'a>, KindStats<'a>)> {
+    /// The statistics of note documents in `searcher` (marker and chunk documents hold none of
+    /// their fields, but count as documents to tantivy).
+    fn note_stats<'a>(&self, searcher: &'a Searcher) -> Result<KindStats<'a>> {
         let notes = searcher.doc_freq(&Term::from_field_u64(self.fields.kind, KIND_NOTE))?;
-        let markers = searcher.doc_freq(&Term::from_field_u64(self.fields.kind, KIND_WITHHELD))?;
-        let all: u64 = searcher
-            .segment_readers()
-            .iter()
-            .map(|s| u64::from(s.max_doc()))
-            .sum();
-        Ok((
-            KindStats {
-                searcher,
-                docs: notes,
-            },
-            KindStats {
-                searcher,
-                docs: all.saturating_sub(notes + markers),
-            },
-        ))
+        Ok(KindStats {
+            searcher,
+            docs: notes,
+        })
     }
 }
 

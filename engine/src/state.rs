@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::report::{ChangeCounts, Changes, Warning};
 
 /// Bumped whenever the index layout or what goes into it changes; a mismatch rebuilds.
-pub(crate) const FORMAT_VERSION: u32 = 8;
+pub(crate) const FORMAT_VERSION: u32 = 9;
 
 /// What the index holds for one note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

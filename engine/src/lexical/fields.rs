@@ -38,9 +38,10 @@ pub(crate) struct Fields {
     pub(super) text: Field,
     /// Identifiers' whole forms, from the text, title, headings and frontmatter.
     pub(super) idents: Field,
-    // Chunk documents.
+    /// Where the note's chunks sit in `text` ([`super::pick::ChunkSpans`]), stored.
+    pub(super) spans: Field,
+    // Chunk documents: stored, not indexed (but for `chunk` and `key`).
     pub(super) chunk_title: Field,
-    pub(super) headings: Field,
     pub(super) trail: Field,
     pub(super) sections: Field,
     pub(super) body: Field,
@@ -67,7 +68,7 @@ pub(super) const STOP_WORDS: &[&str] = &[
 /// headings field gave SciFact 0.522 and Cranfield 0.325; title 0.3 without it gives 0.663 and
 /// 0.369; title 0.6 was worse on both sets.
 pub(super) const TITLE_BOOST: f32 = 0.3;
-/// Weight of the headings field, which holds a chunk's section headings except the note's title
+/// Weight of the headings field, which holds a note's section headings except its title
 /// (an H1 repeating the title is already scored as the title and in the body): a query naming a
 /// section ("reversible rollout") finds the note that has that section before a note that
 /// merely links to it. The BEIR sets have no headings but the title, so their figures do not
@@ -223,11 +224,11 @@ pub(super) fn schema() -> (Schema, Fields) {
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         ),
+        spans: b.add_bytes_field("spans", STORED),
         chunk_title: b.add_text_field("chunk_title", STORED),
-        headings: b.add_text_field("headings", text),
         trail: b.add_text_field("trail", STORED),
         sections: b.add_text_field("sections", STORED),
-        body: b.add_text_field("body", text_stored),
+        body: b.add_text_field("body", STORED),
         line_start: b.add_u64_field("line_start", STORED),
         line_end: b.add_u64_field("line_end", STORED),
         chunk: b.add_u64_field("chunk", STORED | INDEXED),

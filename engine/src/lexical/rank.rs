@@ -3,15 +3,16 @@
 
 use std::collections::HashSet;
 
+use super::pick::{ChunkPick, ChunkScore, ChunkSpans};
 use super::tokenizer::{Syntax, parser_words};
 use super::{
     Hit, KindStats, Lexical, MAX_NAME_WORDS, RankedNote, SearchOptions, best_first,
     identifier_terms, live_docs, names_identifiers, path_at, path_columns, snippet, text_of,
-    u64_of,
 };
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
+use tantivy::schema::Value as _;
 use tantivy::{Searcher, TantivyDocument, Term};
 
 use crate::error::Result;
@@ -25,14 +26,12 @@ impl Lexical {
         let Some(searcher) = self.searcher_for(query, opts.limit)? else {
             return Ok(Vec::new());
         };
-        let (_, chunk_stats) = self.kind_stats(&searcher)?;
+        let stats = self.note_stats(&searcher)?;
         if opts.all_chunks {
-            let words = parser_words(query, Syntax::Full);
-            let terms = snippet::query_terms(query);
-            return self.chunk_hits(&searcher, &chunk_stats, &words, opts.limit, &terms);
+            return self.chunk_hits(&searcher, &stats, query, opts.limit);
         }
         let mut hits = self.rank_with(&searcher, query, Syntax::Full, opts.limit, None)?;
-        self.fill_with(&searcher, &chunk_stats, &mut hits, query, Syntax::Full)?;
+        self.fill_with(&searcher, &stats, &mut hits, query, Syntax::Full)?;
         Ok(hits)
     }
 
@@ -78,7 +77,7 @@ impl Lexical {
         limit: usize,
         folder: Option<&str>,
     ) -> Result<Vec<Hit>> {
-        let (note_stats, _) = self.kind_stats(searcher)?;
+        let note_stats = self.note_stats(searcher)?;
         Ok(self
             .rank_notes(searcher, &note_stats, query, syntax, limit, folder)?
             .into_iter()
@@ -98,32 +97,24 @@ impl Lexical {
         }
         self.refresh()?;
         let searcher = self.reader.searcher();
-        let (_, chunk_stats) = self.kind_stats(&searcher)?;
-        self.fill_with(&searcher, &chunk_stats, hits, query, syntax)
+        let stats = self.note_stats(&searcher)?;
+        self.fill_with(&searcher, &stats, hits, query, syntax)
     }
 
     pub(super) fn fill_with(
         &self,
         searcher: &Searcher,
-        chunk_stats: &KindStats<'_>,
+        stats: &KindStats<'_>,
         hits: &mut [Hit],
         query: &str,
         syntax: Syntax,
     ) -> Result<()> {
         let terms = snippet::query_terms(query);
-        let words = parser_words(query, syntax);
-        let (chunk_query, _) = self.chunk_any.parse_query_lenient(&words);
-        // The chunk query's clauses weighed once (their BM25 statistics), for every hit.
-        let clauses = ChunkClauses::new(searcher, chunk_stats, &*chunk_query)?;
+        let pick = self.chunk_pick(stats, query, syntax)?;
         for hit in hits.iter_mut() {
             let doc = if hit.line_start == 0 {
-                self.best_chunk(
-                    searcher,
-                    chunk_stats,
-                    &*chunk_query,
-                    clauses.as_ref(),
-                    &hit.path,
-                )?
+                let best = ChunkPick::best(&self.chunk_scores(searcher, &pick, &hit.path)?);
+                self.chunk_doc(searcher, &hit.path, best.unwrap_or(0))?
             } else if hit.snippet.is_empty() {
                 let mut found = None;
                 for addr in self.docs_with_key(searcher, hit.key, 16)? {
@@ -369,194 +360,135 @@ impl Lexical {
         })
     }
 
-    /// The chunk document of `path` that best matches `query` (chunk statistics); the first
-    /// chunk when none matches (the note matched by its title, path or frontmatter).
-    pub(super) fn best_chunk(
+    /// The terms that pick a hit's chunk for `query`, weighed once for every hit.
+    fn chunk_pick(&self, stats: &KindStats<'_>, query: &str, syntax: Syntax) -> Result<ChunkPick> {
+        let (q, _) = self
+            .note_text
+            .parse_query_lenient(&parser_words(query, syntax));
+        ChunkPick::new(stats, &*q, self.fields.text)
+    }
+
+    /// The chunks of the note at `path` that hold a term of `pick`, scored (none when the note
+    /// matched by its title, path or frontmatter only).
+    fn chunk_scores(
         &self,
         searcher: &Searcher,
-        stats: &KindStats<'_>,
-        query: &dyn Query,
-        clauses: Option<&ChunkClauses>,
+        pick: &ChunkPick,
         path: &str,
-    ) -> Result<Option<TantivyDocument>> {
-        let f = &self.fields;
-        let in_note: Box<dyn Query> = Box::new(BoostQuery::new(
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.path, path),
-                IndexRecordOption::Basic,
-            )),
-            0.0,
-        ));
-        let top = match clauses {
-            Some(clauses) => self.score_note_chunks(searcher, clauses, path)?,
-            None => {
-                let q = BooleanQuery::new(vec![
-                    (Occur::Must, query.box_clone()),
-                    (Occur::Must, in_note.box_clone()),
-                ]);
-                searcher.search_with_statistics_provider(
-                    &q,
-                    &TopDocs::with_limit(8).order_by_score(),
-                    stats,
-                )?
-            }
+    ) -> Result<Vec<ChunkScore>> {
+        if pick.len() == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(addr) = self.note_doc(searcher, path)? else {
+            return Ok(Vec::new());
         };
-        let mut best: Option<(f32, u64, TantivyDocument)> = None;
-        for (score, addr) in top {
-            // Best first: only chunks tied with the best are read (the lowest one wins).
-            if best.as_ref().is_some_and(|(s, _, _)| score < *s) {
-                break;
+        let positions = pick.positions(searcher, addr)?;
+        if positions.iter().all(Vec::is_empty) {
+            return Ok(Vec::new());
+        }
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        let spans = doc
+            .get_first(self.fields.spans)
+            .and_then(|v| v.as_bytes())
+            .and_then(ChunkSpans::from_bytes)
+            .unwrap_or_default();
+        Ok(pick.score(&spans, &positions))
+    }
+
+    /// The live document of `path` that also holds `term` (its note document for the note
+    /// kind, one chunk's for a chunk number): each segment's postings of the path, seeked in
+    /// `term`'s.
+    fn doc_of_path(
+        &self,
+        searcher: &Searcher,
+        path: &str,
+        term: &Term,
+    ) -> Result<Option<tantivy::DocAddress>> {
+        use tantivy::DocSet as _;
+        let of_path = Term::from_field_text(self.fields.path, path);
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let docs = live_docs(reader, &of_path)?;
+            if docs.is_empty() {
+                continue;
             }
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            let chunk = u64_of(&doc, f.chunk);
-            if best
-                .as_ref()
-                .is_none_or(|(s, c, _)| score > *s || (score == *s && chunk < *c))
-            {
-                best = Some((score, chunk, doc));
+            let Some(mut postings) = reader
+                .inverted_index(term.field())?
+                .read_postings(term, IndexRecordOption::Basic)
+                .map_err(tantivy::TantivyError::from)?
+            else {
+                continue;
+            };
+            for doc in docs {
+                if postings.doc() < doc {
+                    postings.seek(doc);
+                }
+                if postings.doc() == doc {
+                    return Ok(Some(tantivy::DocAddress {
+                        segment_ord: ord as u32,
+                        doc_id: doc,
+                    }));
+                }
             }
         }
-        if let Some((_, _, doc)) = best {
-            return Ok(Some(doc));
-        }
-        let first = BooleanQuery::new(vec![
-            (Occur::Must, in_note),
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(f.chunk, 0),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ]);
-        match searcher
-            .search(&first, &TopDocs::with_limit(1).order_by_score())?
-            .first()
-        {
-            Some((_, addr)) => Ok(Some(searcher.doc(*addr)?)),
+        Ok(None)
+    }
+
+    /// The note document of `path`.
+    fn note_doc(&self, searcher: &Searcher, path: &str) -> Result<Option<tantivy::DocAddress>> {
+        let kind = Term::from_field_u64(self.fields.kind, super::KIND_NOTE);
+        self.doc_of_path(searcher, path, &kind)
+    }
+
+    /// Chunk number `chunk` of the note at `path`; `None` when the note has no such chunk (an
+    /// empty body has none).
+    fn chunk_doc(
+        &self,
+        searcher: &Searcher,
+        path: &str,
+        chunk: usize,
+    ) -> Result<Option<TantivyDocument>> {
+        let term = Term::from_field_u64(self.fields.chunk, chunk as u64);
+        match self.doc_of_path(searcher, path, &term)? {
+            Some(addr) => Ok(Some(searcher.doc(addr)?)),
             None => Ok(None),
         }
     }
 
-    /// The documents of `path` that the flat union `clauses` matches, with their scores, best
-    /// first (ties in index order), at most 8: what `Must(union) + Must(path)` finds, without
-    /// building the union over the whole index for a handful of documents. Each clause's scorer
-    /// is moved to the note's documents only (a seek on its postings).
-    fn score_note_chunks(
-        &self,
-        searcher: &Searcher,
-        clauses: &ChunkClauses,
-        path: &str,
-    ) -> Result<Vec<(f32, tantivy::DocAddress)>> {
-        use tantivy::DocSet;
-        let term = Term::from_field_text(self.fields.path, path);
-        let mut found = Vec::new();
-        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let docs = live_docs(reader, &term)?;
-            if docs.is_empty() {
-                continue;
-            }
-            let mut scorers = clauses
-                .0
-                .iter()
-                .map(|w| w.scorer(reader, 1.0))
-                .collect::<tantivy::Result<Vec<_>>>()?;
-            for doc in docs {
-                let mut score = 0.0f32;
-                let mut matched = false;
-                for s in scorers.iter_mut() {
-                    if s.doc() < doc {
-                        s.seek(doc);
-                    }
-                    if s.doc() == doc {
-                        score += s.score();
-                        matched = true;
-                    }
-                }
-                if matched {
-                    found.push((
-                        score,
-                        tantivy::DocAddress {
-                            segment_ord: ord as u32,
-                            doc_id: doc,
-                        },
-                    ));
-                }
-            }
-        }
-        best_first(&mut found);
-        found.truncate(8);
-        Ok(found)
-    }
-
-    /// Chunks ranked on their own (every word first, then any), at most `limit`.
+    /// Chunks ranked on their own, at most `limit`: the chunks of the best notes that hold a
+    /// query term, those holding every term first, then by their BM25 score (as the chunk
+    /// pick scores them), ties by path and chunk.
     pub(super) fn chunk_hits(
         &self,
         searcher: &Searcher,
         stats: &KindStats<'_>,
-        words: &str,
+        query: &str,
         limit: usize,
-        terms: &HashSet<String>,
     ) -> Result<Vec<Hit>> {
-        let mut seen: HashSet<(String, u64)> = HashSet::new();
-        let mut hits = Vec::new();
-        for parser in [&self.chunk_all, &self.chunk_any] {
-            let (q, _) = parser.parse_query_lenient(words);
-            let top = searcher.search_with_statistics_provider(
-                &*q,
-                &TopDocs::with_limit(limit + seen.len() + 16).order_by_score(),
-                stats,
-            )?;
-            let need = limit - hits.len();
-            let mut tier: Vec<Hit> = Vec::with_capacity(need.min(top.len()));
-            for (score, addr) in top {
-                // As in `rank_notes`: past the last chunk needed, only ties can still enter.
-                if tier.len() >= need && tier.last().is_some_and(|h| score < h.score) {
-                    break;
-                }
-                let doc: TantivyDocument = searcher.doc(addr)?;
-                let mut hit = self.hit_from_chunk(&doc, Some(terms));
-                hit.score = score;
-                if !seen.contains(&(hit.path.clone(), hit.chunk)) {
-                    tier.push(hit);
-                }
+        let notes = self.rank_notes(searcher, stats, query, Syntax::Full, limit, None)?;
+        let pick = self.chunk_pick(stats, query, Syntax::Full)?;
+        let terms = snippet::query_terms(query);
+        let mut chunks: Vec<(ChunkScore, &str)> = Vec::new();
+        for n in &notes {
+            for s in self.chunk_scores(searcher, &pick, &n.path)? {
+                chunks.push((s, &n.path));
             }
-            tier.sort_by(|a, b| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then(a.path.cmp(&b.path))
-                    .then(a.chunk.cmp(&b.chunk))
-            });
-            for h in tier {
-                seen.insert((h.path.clone(), h.chunk));
-                hits.push(h);
-                if hits.len() == limit {
-                    return Ok(hits);
-                }
+        }
+        chunks.sort_by(|(a, pa), (b, pb)| {
+            (b.terms == pick.len())
+                .cmp(&(a.terms == pick.len()))
+                .then(b.score.total_cmp(&a.score))
+                .then(pa.cmp(pb))
+                .then(a.chunk.cmp(&b.chunk))
+        });
+        let mut hits = Vec::with_capacity(limit.min(chunks.len()));
+        for (s, path) in chunks.into_iter().take(limit) {
+            if let Some(doc) = self.chunk_doc(searcher, path, s.chunk)? {
+                let mut hit = self.hit_from_chunk(&doc, Some(&terms));
+                hit.score = s.score;
+                hits.push(hit);
             }
         }
         Ok(hits)
-    }
-}
-
-/// The clauses of a flat union ([`flat_union`]) weighed once: BM25 statistics are read per
-/// term, so a query filling ten hits weighs its terms once, not ten times.
-pub(super) struct ChunkClauses(Vec<Box<dyn tantivy::query::Weight>>);
-
-impl ChunkClauses {
-    /// `None` when `query` is not a flat union of its leaves ([`flat_union`]).
-    fn new(searcher: &Searcher, stats: &KindStats<'_>, query: &dyn Query) -> Result<Option<Self>> {
-        use tantivy::query::EnableScoring;
-        let Some(union) = flat_union(query) else {
-            return Ok(None);
-        };
-        let scoring = EnableScoring::enabled_from_statistics_provider(stats, searcher);
-        let weights = union
-            .clauses()
-            .iter()
-            .map(|(_, q)| q.weight(scoring))
-            .collect::<tantivy::Result<_>>()?;
-        Ok(Some(ChunkClauses(weights)))
     }
 }
 
@@ -636,8 +568,9 @@ mod tests {
         assert!(flat_union(&*leaf(a, "x")).is_none());
     }
 
-    /// The fast paths answer what the plain queries answer: the best chunks of a note (scores
-    /// and order) and the any-word tier with the name phrase's bonus.
+    /// The fast path answers what the plain query answers (the any-word tier with the name
+    /// phrase's bonus), and the chunk picked from the note's positions is the one its chunks'
+    /// own text scores best.
     #[test]
     fn the_fast_paths_score_as_the_plain_queries_do() {
         use crate::{NoProgress, Vault, VaultOptions};
@@ -646,7 +579,10 @@ mod tests {
             let body: String = (0..6)
                 .map(|s| {
                     format!(
-                        "## Part {s}\n\nThe checkout latency {} during the ledger backfill {}.\n\n",
+                        "## Part {s}\n\nThe checkout latency {} during the ledger backfill {}. \
+                         Words that fill the section out to a chunk of its own: the queue, the \
+                         dashboards, the paging rota, the review notes and the owners' list, \
+                         which every section of this note repeats in the same words.\n\n",
                         if (i + s) % 3 == 0 { "rose" } else { "held" },
                         if (i * s) % 4 == 0 { "again" } else { "once" }
                     )
@@ -661,44 +597,56 @@ mod tests {
         let v = Vault::open(d.path(), VaultOptions::default()).unwrap();
         v.update(&NoProgress).unwrap();
         let lex = v.lexical().unwrap();
+        lex.refresh().unwrap();
         let searcher = lex.reader.searcher();
-        let (note_stats, chunk_stats) = lex.kind_stats(&searcher).unwrap();
-        for words in ["checkout latency", "latency rose again", "backfill"] {
-            // The chunk pick.
-            let (q, _) = lex.chunk_any.parse_query_lenient(words);
-            let clauses = ChunkClauses::new(&searcher, &chunk_stats, &*q)
-                .unwrap()
-                .unwrap();
+        assert!(searcher.num_docs() >= 40 * 4, "notes of several chunks");
+        let note_stats = lex.note_stats(&searcher).unwrap();
+        let mut analyzer = super::super::fields::analyzer(false);
+        for words in [
+            "checkout latency",
+            "latency rose again",
+            "backfill",
+            "part 3",
+        ] {
+            // The chunk pick, against the chunks' own text.
+            let pick = lex.chunk_pick(&note_stats, words, Syntax::Full).unwrap();
+            let query_terms: Vec<String> = super::super::analyze(words, false)
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect();
             for i in [0, 7, 13] {
                 let path = format!("Note {i}.md");
-                let fast = lex.score_note_chunks(&searcher, &clauses, &path).unwrap();
-                let in_note: Box<dyn Query> = Box::new(BoostQuery::new(
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(lex.fields.path, &path),
-                        IndexRecordOption::Basic,
-                    )),
-                    0.0,
-                ));
-                let plain =
-                    BooleanQuery::new(vec![(Occur::Must, q.box_clone()), (Occur::Must, in_note)]);
-                let want = searcher
-                    .search_with_statistics_provider(
-                        &plain,
-                        &TopDocs::with_limit(8).order_by_score(),
-                        &chunk_stats,
-                    )
-                    .unwrap();
-                assert_eq!(fast.len(), want.len(), "{words} {path}");
-                for ((fs, fa), (ws, wa)) in fast.iter().zip(&want) {
-                    assert!(
-                        (fs - ws).abs() <= 1e-5 * ws.abs(),
-                        "{words} {path}: {fs} vs {ws}"
-                    );
-                    if (fs - ws).abs() > 0.0 {
-                        continue;
-                    }
-                    assert_eq!(fa, wa, "{words} {path}");
+                let scores = lex.chunk_scores(&searcher, &pick, &path).unwrap();
+                let text = std::fs::read_to_string(d.path().join(&path)).unwrap();
+                let note = crate::note::parse_note(&path, &text).note;
+                let chunks = crate::chunk::chunk_note(&note, &Default::default());
+                // Each chunk's terms, from its own text.
+                let held: Vec<usize> = chunks
+                    .iter()
+                    .map(|c| {
+                        let mut stream = analyzer.token_stream(&c.text);
+                        let mut found = HashSet::new();
+                        while let Some(t) = stream.next() {
+                            if query_terms.contains(&t.text) {
+                                found.insert(t.text.clone());
+                            }
+                        }
+                        found.len()
+                    })
+                    .collect();
+                let want: Vec<usize> = (0..chunks.len()).filter(|&c| held[c] > 0).collect();
+                let got: Vec<usize> = scores.iter().map(|s| s.chunk).collect();
+                assert_eq!(got, want, "{words} {path}");
+                for s in &scores {
+                    assert_eq!(s.terms, held[s.chunk], "{words} {path}");
                 }
+                let best = ChunkPick::best(&scores);
+                let top = scores.iter().map(|s| s.score).fold(0.0f32, f32::max);
+                assert_eq!(
+                    best,
+                    scores.iter().find(|s| s.score == top).map(|s| s.chunk),
+                    "{words} {path}"
+                );
             }
             // The any-word tier with the name phrase.
             let (any, _) = lex.note_any.parse_query_lenient(words);

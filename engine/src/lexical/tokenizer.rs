@@ -71,9 +71,10 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() && !is_cjk(c)
 }
 
-/// The parts of one word (connectors and camelCase boundaries), as byte ranges of `word`.
-fn parts(word: &[(usize, char)]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+/// The parts of one word (connectors and camelCase boundaries), as ranges of `word`'s
+/// characters, into `out` (cleared first).
+fn parts(word: &[(usize, char)], out: &mut Vec<(usize, usize)>) {
+    out.clear();
     let mut start: Option<usize> = None;
     for i in 0..word.len() {
         let c = word[i].1;
@@ -103,24 +104,69 @@ fn parts(word: &[(usize, char)]) -> Vec<(usize, usize)> {
     if let Some(s) = start {
         out.push((s, word.len()));
     }
-    out
 }
 
 /// Splits `text` into tokens (see the module docs).
 pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
-    let chars: Vec<(usize, char)> = text.char_indices().map(|(i, c)| (i, narrow(c))).collect();
-    let end_of = |i: usize| chars.get(i).map_or(text.len(), |x| x.0);
+    let chars = chars_of(text);
     let mut out = Vec::new();
-    let mut position = 0usize;
-    let push = |out: &mut Vec<Token>, from: usize, to: usize, text: String, position: usize| {
+    scan(text, &chars, whole_forms, |from, to, range, position| {
         out.push(Token {
             offset_from: from,
             offset_to: to,
             position,
-            text,
+            text: chars[range].iter().map(|x| x.1).collect(),
             position_length: 1,
-        });
-    };
+        })
+    });
+    out
+}
+
+/// `text`'s characters with their byte offsets, full-width ones read as ASCII.
+fn chars_of(text: &str) -> Vec<(usize, char)> {
+    text.char_indices().map(|(i, c)| (i, narrow(c))).collect()
+}
+
+/// The token position at the start of each line of `text` (lines split at `\n`), and after its
+/// last line: what [`tokenize`] gives the first token at or after that line's start. A token
+/// never spans lines, so a line's tokens are the positions from its entry to the next one's.
+pub(crate) fn line_positions(text: &str) -> Vec<u32> {
+    let mut starts = Vec::with_capacity(text.len() / 40 + 2);
+    let mut next = 0u32;
+    for line in text.split('\n') {
+        starts.push(next);
+        next += if line.is_ascii() {
+            ascii_positions(line.as_bytes())
+        } else {
+            let mut count = 0;
+            scan(line, &chars_of(line), false, |_, _, _, position| {
+                count = position as u32 + 1
+            });
+            count
+        };
+    }
+    starts.push(next);
+    starts
+}
+
+/// How many positions [`scan`] gives an ASCII line.
+fn ascii_positions(line: &[u8]) -> u32 {
+    let mut count = 0;
+    scan_ascii_parts(line, |_, position| count = position as u32 + 1);
+    count
+}
+
+/// The tokenizer's walk over `chars` (from [`chars_of`]): each token as (start, end, the range of
+/// `chars` it reads, position), in order.
+fn scan(
+    text: &str,
+    chars: &[(usize, char)],
+    whole_forms: bool,
+    mut emit: impl FnMut(usize, usize, std::ops::Range<usize>, usize),
+) {
+    let end_of = |i: usize| chars.get(i).map_or(text.len(), |x| x.0);
+    let mut position = 0usize;
+    let mut spans = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i].1;
@@ -131,16 +177,9 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
             }
             for k in start..i {
                 let from = chars[k].0;
-                push(
-                    &mut out,
-                    from,
-                    end_of(k + 1),
-                    chars[k].1.to_string(),
-                    position,
-                );
+                emit(from, end_of(k + 1), k..k + 1, position);
                 if k + 1 < i {
-                    let pair: String = [chars[k].1, chars[k + 1].1].iter().collect();
-                    push(&mut out, from, end_of(k + 2), pair, position);
+                    emit(from, end_of(k + 2), k..k + 2, position);
                 }
                 position += 1;
             }
@@ -164,48 +203,47 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
             j += 1;
         }
         let word = &chars[start..=last_word_char];
-        let spans = parts(word);
-        let text_of = |a: usize, b: usize| -> String { word[a..b].iter().map(|x| x.1).collect() };
-        // Is it an identifier, indexed whole as well? (See the module docs.)
-        let identifier = word.iter().enumerate().any(|(k, x)| match x.1 {
-            '_' | '/' | '\\' => true,
-            // A hyphen in a code-like word (`sev-1`, `deploy-v2`), not between plain words.
-            '-' => word.iter().any(|y| y.1.is_ascii_digit()),
-            // A dot next to a letter (`file.rs`, `v2.4`), not inside a number (`0.05`); a
-            // version (`1.18.3`, `v2.4.7`: two dots, or a `v` before the number) is one too.
-            '.' => {
-                word[k - 1].1.is_alphabetic()
-                    || word.get(k + 1).is_some_and(|y| y.1.is_alphabetic())
-                    || word.iter().filter(|y| y.1 == '.').count() >= 2
-                    || (matches!(word[0].1, 'v' | 'V')
-                        && word.get(1).is_some_and(|y| y.1.is_ascii_digit()))
-            }
-            _ => false,
-        }) || spans.len() > word.iter().filter(|x| is_connector(x.1)).count() + 1
-            // A command-line flag (`--dry-run-ledger`): code, whatever its hyphens.
-            || (start >= 2 && chars[start - 1].1 == '-' && chars[start - 2].1 == '-');
-        if spans.len() > 1 && whole_forms && identifier {
-            push(
-                &mut out,
+        parts(word, &mut spans);
+        if spans.len() > 1 && whole_forms && is_identifier(chars, start, word, spans.len()) {
+            emit(
                 word[0].0,
                 end_of(last_word_char + 1),
-                text_of(0, word.len()),
+                start..last_word_char + 1,
                 position,
             );
         }
-        for (a, b) in spans {
-            push(
-                &mut out,
-                word[a].0,
-                end_of(start + b),
-                text_of(a, b),
-                position,
-            );
+        for &(a, b) in &spans {
+            emit(word[a].0, end_of(start + b), start + a..start + b, position);
             position += 1;
         }
         i = last_word_char + 1;
     }
-    out
+}
+
+/// Whether `word` (starting at `chars[start]`, with `parts` parts) is an identifier, indexed
+/// whole as well (see the module docs).
+fn is_identifier(
+    chars: &[(usize, char)],
+    start: usize,
+    word: &[(usize, char)],
+    parts: usize,
+) -> bool {
+    word.iter().enumerate().any(|(k, x)| match x.1 {
+        '_' | '/' | '\\' => true,
+        // A hyphen in a code-like word (`sev-1`, `deploy-v2`), not between plain words.
+        '-' => word.iter().any(|y| y.1.is_ascii_digit()),
+        // A dot next to a letter (`file.rs`, `v2.4`), not inside a number (`0.05`); a
+        // version (`1.18.3`, `v2.4.7`: two dots, or a `v` before the number) is one too.
+        '.' => {
+            word[k - 1].1.is_alphabetic()
+                || word.get(k + 1).is_some_and(|y| y.1.is_alphabetic())
+                || word.iter().filter(|y| y.1 == '.').count() >= 2
+                || (matches!(word[0].1, 'v' | 'V') && word.get(1).is_some_and(|y| y.1.is_ascii_digit()))
+        }
+        _ => false,
+    }) || parts > word.iter().filter(|x| is_connector(x.1)).count() + 1
+        // A command-line flag (`--dry-run-ledger`): code, whatever its hyphens.
+        || (start >= 2 && chars[start - 1].1 == '-' && chars[start - 2].1 == '-')
 }
 
 /// The whitespace-separated words of `texts` that may hold an identifier (a connector, or a
@@ -390,13 +428,86 @@ pub(crate) fn cjk_query_words(query: &str) -> String {
     out
 }
 
-/// The token stream of [`WordTokenizer`].
-pub(crate) struct WordStream {
+/// The token stream of [`WordTokenizer`]: the text's tokens found up front, each written into
+/// one reused [`Token`] as the stream advances (no allocation per token).
+pub(crate) struct WordStream<'a> {
+    text: &'a str,
+    /// The text's characters ([`chars_of`]); empty when the tokens were found in its bytes.
+    chars: Vec<(usize, char)>,
+    /// (start, end, range of `chars` or of the text's bytes, position) per token.
+    found: Vec<(usize, usize, std::ops::Range<usize>, usize)>,
+    next: usize,
+    current: Token,
+}
+
+impl TokenStream for WordStream<'_> {
+    fn advance(&mut self) -> bool {
+        let Some((from, to, range, position)) = self.found.get(self.next).cloned() else {
+            return false;
+        };
+        self.next += 1;
+        let t = &mut self.current;
+        t.offset_from = from;
+        t.offset_to = to;
+        t.position = position;
+        t.position_length = 1;
+        t.text.clear();
+        if self.chars.is_empty() {
+            t.text.push_str(&self.text[range]);
+        } else {
+            t.text.extend(self.chars[range].iter().map(|x| x.1));
+        }
+        true
+    }
+    fn token(&self) -> &Token {
+        &self.current
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.current
+    }
+}
+
+/// [`scan`] without whole forms on ASCII text, in its bytes: each part of each word (a run of
+/// letters and digits, cut at camelCase boundaries as [`parts`] cuts it) at its own position.
+fn scan_ascii_parts(text: &[u8], mut emit: impl FnMut(std::ops::Range<usize>, usize)) {
+    let mut position = 0;
+    let mut start: Option<usize> = None;
+    for (i, &c) in text.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if let Some(s) = start.take() {
+                emit(s..i, position);
+                position += 1;
+            }
+            continue;
+        }
+        match start {
+            None => start = Some(i),
+            Some(s) if c.is_ascii_uppercase() => {
+                let prev = text[i - 1];
+                let next = text.get(i + 1).copied().unwrap_or(b' ');
+                if prev.is_ascii_lowercase()
+                    || (prev.is_ascii_uppercase() && next.is_ascii_lowercase())
+                {
+                    emit(s..i, position);
+                    position += 1;
+                    start = Some(i);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(s) = start {
+        emit(s..text.len(), position);
+    }
+}
+
+/// The stream of already split tokens (the identifier tokenizer's).
+pub(crate) struct TokenList {
     tokens: std::vec::IntoIter<Token>,
     current: Token,
 }
 
-impl TokenStream for WordStream {
+impl TokenStream for TokenList {
     fn advance(&mut self) -> bool {
         match self.tokens.next() {
             Some(t) => {
@@ -415,18 +526,36 @@ impl TokenStream for WordStream {
 }
 
 impl Tokenizer for WordTokenizer {
-    type TokenStream<'a> = WordStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
+    type TokenStream<'a> = WordStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream<'a> {
+        let mut found = Vec::new();
+        let mut chars = Vec::new();
+        if !self.whole_forms && text.is_ascii() {
+            scan_ascii_parts(text.as_bytes(), |range, position| {
+                found.push((range.start, range.end, range, position))
+            });
+        } else {
+            chars = chars_of(text);
+            scan(
+                text,
+                &chars,
+                self.whole_forms,
+                |from, to, range, position| found.push((from, to, range, position)),
+            );
+        }
         WordStream {
-            tokens: tokenize(text, self.whole_forms).into_iter(),
+            text,
+            chars,
+            found,
+            next: 0,
             current: Token::default(),
         }
     }
 }
 
 impl Tokenizer for IdentTokenizer {
-    type TokenStream<'a> = WordStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream {
+    type TokenStream<'a> = TokenList;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> TokenList {
         let all = tokenize(text, true);
         let spans = whole_spans_of(&all);
         let query = self.query;
@@ -445,7 +574,7 @@ impl Tokenizer for IdentTokenizer {
         for (i, t) in tokens.iter_mut().enumerate() {
             t.position = i;
         }
-        WordStream {
+        TokenList {
             tokens: tokens.into_iter(),
             current: Token::default(),
         }
@@ -616,5 +745,67 @@ mod tests {
             "title:secret",
             "the owner keeps the whole syntax"
         );
+    }
+
+    /// Each line's first position is what the tokens say: the first position of a token at or
+    /// after the line's start (the total after the last token).
+    #[test]
+    fn line_positions_agree_with_the_tokens() {
+        let texts = [
+            "",
+            "\n\n",
+            "one two\nthree\n\nfour five six\n",
+            "deploy-v2.4.7-hotfix and snake_case_name\n--dry-run-ledger CamelCase HTTPServer\n",
+            "東京タワー に 行く\n\n한국어 텍스트\nmixed 東京 words\n",
+            "  leading space\n...\n— dash — ＡＢＣ full width\n1.18.3 0.05 v2.4\ntrailing",
+            "a\nb\nc",
+            "getHTTPResponse XMLHttpRequest a.B c_D e-F --flag-name x\\y ABCdef aBC",
+        ];
+        // And strings of word characters, connectors and camelCase, made up.
+        let alphabet: Vec<char> = "aZb9Y-_./\\ \n:é東京".chars().collect();
+        let mut seed = 0x2545_f491_u32;
+        let made: Vec<String> = (0..300)
+            .map(|_| {
+                (0..40)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        alphabet[seed as usize % alphabet.len()]
+                    })
+                    .collect()
+            })
+            .collect();
+        for text in texts.iter().copied().chain(made.iter().map(String::as_str)) {
+            let tokens = tokenize(text, false);
+            let got = line_positions(text);
+            let mut line_start = 0;
+            let lines: Vec<&str> = text.split('\n').collect();
+            assert_eq!(got.len(), lines.len() + 1, "{text:?}");
+            let total = tokens.last().map_or(0, |t| t.position as u32 + 1);
+            for (l, line) in lines.iter().enumerate() {
+                let want = tokens
+                    .iter()
+                    .find(|t| t.offset_from >= line_start)
+                    .map_or(total, |t| t.position as u32);
+                assert_eq!(got[l], want, "{text:?} line {l}");
+                line_start += line.len() + 1;
+            }
+            assert_eq!(got[lines.len()], total, "{text:?}");
+            // The stream (ASCII text is split in its bytes) gives what `tokenize` gives.
+            for whole_forms in [false, true] {
+                let mut t = WordTokenizer { whole_forms };
+                let mut stream = t.token_stream(text);
+                let mut streamed = Vec::new();
+                while let Some(tok) = stream.next() {
+                    streamed.push(tok.clone());
+                }
+                assert_eq!(
+                    streamed,
+                    tokenize(text, whole_forms),
+                    "{text:?} {whole_forms}"
+                );
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::pick::ChunkSpans;
 use super::{Fields, KIND_CHUNK, KIND_NOTE, KIND_WITHHELD, chunk_key, embed_text, tokenizer};
 use tantivy::{IndexWriter, Term, doc};
 
@@ -55,6 +56,9 @@ pub(super) fn sections_field(c: &Chunk) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A note's index documents, made by [`LexicalWriter::prepare`].
+pub(crate) struct NoteDocuments(Vec<tantivy::TantivyDocument>);
 
 /// Holds the index writer lock while an update is applied.
 ///
@@ -196,6 +200,24 @@ impl LexicalWriter {
     /// Adds a note: its note document and its chunks' documents (call [`Self::delete_note`]
     /// first when replacing).
     pub fn add_note(&self, note: &Note, chunks: &[Chunk]) -> Result<()> {
+        self.add_prepared(self.prepare(note, chunks))
+    }
+
+    /// Adds the documents [`Self::prepare`] made.
+    pub(crate) fn add_prepared(&self, docs: NoteDocuments) -> Result<()> {
+        let Some(w) = &self.writer else {
+            return Ok(());
+        };
+        self.mark();
+        for d in docs.0 {
+            w.add_document(d).map_err(|e| self.failed(e))?;
+        }
+        Ok(())
+    }
+
+    /// A note's documents, made without the writer (from any thread: a full build makes them
+    /// in parallel, and only adds them in order).
+    pub(crate) fn prepare(&self, note: &Note, chunks: &[Chunk]) -> NoteDocuments {
         let f = &self.fields;
         let aliases = note.aliases.join("\n");
         let description = note
@@ -216,11 +238,8 @@ impl LexicalWriter {
         let folder = note.path.split_once('/').map_or("", |(top, _)| top);
         let meta = frontmatter_scalars(&note.frontmatter);
         let not_title = |h: &&String| !h.trim().eq_ignore_ascii_case(note.title.trim());
-        let Some(w) = &self.writer else {
-            return Ok(());
-        };
-        self.mark();
-        w.add_document(doc!(
+        let mut docs = Vec::with_capacity(chunks.len() + 2);
+        docs.push(doc!(
             f.path => note.path.as_str(),
             f.folder => folder,
             f.kind => KIND_NOTE,
@@ -240,28 +259,20 @@ impl LexicalWriter {
             f.meta => meta.as_str(),
             f.text => note.body.as_str(),
             f.idents => tokenizer::identifier_words(&[&note.title, &aliases, &meta, &note.body]),
-        ))
-        .map_err(|e| self.failed(e))?;
+            f.spans => ChunkSpans::of(note, chunks).to_bytes(),
+        ));
         if note.withheld {
-            w.add_document(doc!(
+            docs.push(doc!(
                 f.path => note.path.as_str(),
                 f.kind => KIND_WITHHELD,
-            ))
-            .map_err(|e| self.failed(e))?;
+            ));
         }
         for c in chunks {
-            w.add_document(doc!(
+            docs.push(doc!(
                 f.path => note.path.as_str(),
                 f.folder => folder,
                 f.kind => KIND_CHUNK,
                 f.chunk_title => note.title.as_str(),
-                f.headings => c
-                    .headings
-                    .iter()
-                    .filter(not_title)
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join("\n"),
                 f.trail => c.heading(),
                 f.sections => sections_field(c),
                 f.body => c.text.as_str(),
@@ -269,10 +280,9 @@ impl LexicalWriter {
                 f.line_end => c.line_end as u64,
                 f.chunk => c.index as u64,
                 f.key => chunk_key(&embed_text(&note.title, &c.heading(), &c.text)),
-            ))
-            .map_err(|e| self.failed(e))?;
+            ));
         }
-        Ok(())
+        NoteDocuments(docs)
     }
 
     /// Commits every change atomically and waits for merges to settle.

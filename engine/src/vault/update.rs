@@ -11,11 +11,10 @@ use std::time::{Instant, UNIX_EPOCH};
 use rayon::prelude::*;
 
 use super::{NoProgress, Progress, Vault, WRITER_WAIT, pending};
-use crate::chunk::Chunk;
 use crate::error::{Error, Result};
-use crate::lexical::Lexical;
-use crate::note::Note;
+use crate::lexical::{Lexical, NoteDocuments};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
+use crate::state::NoteState;
 use crate::state::{Entry, IndexState, LastUpdate, Old, SkippedState, StateView, record_changes};
 use crate::vector::VectorStore;
 use crate::walk::{NoteFile, is_within, walk_notes};
@@ -44,6 +43,19 @@ fn take_writer_lock(lexical: &Path) -> Result<fs::File> {
         }),
         Err(fs::TryLockError::Error(e)) => Err(Error::io(&lock_path, e)),
     }
+}
+
+/// A file read for an update: a note's index documents and state (made in parallel), an
+/// unchanged note's hash, or why it was skipped.
+enum Read {
+    Note {
+        state: NoteState,
+        docs: NoteDocuments,
+    },
+    Same {
+        hash: String,
+    },
+    Skipped(Warning),
 }
 
 impl Vault {
@@ -275,7 +287,8 @@ impl Vault {
         warnings.extend(plan.warnings);
 
         progress.start("indexing", plan.to_read.len() as u64);
-        let loaded: Vec<(&NoteFile, Option<Entry>, Loaded)> = plan
+        // Read, parsed, chunked and made into index documents in parallel; added in order.
+        let loaded: Vec<(&NoteFile, Option<Entry>, Read)> = plan
             .to_read
             .par_iter()
             .map(|&(f, o)| {
@@ -290,21 +303,36 @@ impl Vault {
                     }
                     Err(_) => load_file(f, None, max, &chunking),
                 };
+                // The note and its chunks are dropped here: only their documents and state
+                // are kept until the commit.
+                let read = match l {
+                    Loaded::Note {
+                        hash,
+                        note,
+                        chunks,
+                        warnings,
+                    } => Read::Note {
+                        docs: writer.prepare(&note, &chunks),
+                        state: note_state(hash, f, chunks.len(), &note, warnings),
+                    },
+                    Loaded::Same { hash } => Read::Same { hash },
+                    Loaded::Skipped(w) => Read::Skipped(w),
+                };
                 progress.advance(1);
-                (f, before.ok().flatten(), l)
+                (f, before.ok().flatten(), read)
             })
             .collect();
         progress.finish();
 
         let mut changes = Changes::default();
         let mut changed: Vec<(String, Option<Entry>)> = Vec::new();
-        let mut fresh: Vec<(Box<Note>, Vec<Chunk>)> = Vec::new();
+        let mut fresh: Vec<(String, NoteDocuments)> = Vec::new();
         let mut notes = plan.clean_notes;
         let mut chunks = plan.clean_chunks;
         let mut added_hash: Vec<(String, String)> = Vec::new();
-        for (f, before, l) in loaded {
-            let entry = match l {
-                Loaded::Same { hash } => match before.clone() {
+        for (f, before, read) in loaded {
+            let entry = match read {
+                Read::Same { hash } => match before.clone() {
                     Some(Entry::Note(mut ns)) => {
                         ns.hash = hash;
                         ns.size = f.size;
@@ -313,26 +341,20 @@ impl Vault {
                     }
                     _ => unreachable!("an unchanged hash comes from a note's state"),
                 },
-                Loaded::Skipped(w) => Entry::Skipped(SkippedState {
+                Read::Skipped(w) => Entry::Skipped(SkippedState {
                     size: f.size,
                     mtime_ns: f.mtime_ns,
                     warning: w,
                 }),
-                Loaded::Note {
-                    hash,
-                    note,
-                    chunks: note_chunks,
-                    warnings: note_warnings,
-                } => {
+                Read::Note { state, docs } => {
                     if matches!(before, Some(Entry::Note(_))) {
                         changes.modified.push(f.rel.clone());
                     } else {
                         changes.added.push(f.rel.clone());
-                        added_hash.push((f.rel.clone(), hash.clone()));
+                        added_hash.push((f.rel.clone(), state.hash.clone()));
                     }
-                    let ns = note_state(hash, f, note_chunks.len(), &note, note_warnings);
-                    fresh.push((note, note_chunks));
-                    Entry::Note(ns)
+                    fresh.push((f.rel.clone(), docs));
+                    Entry::Note(state)
                 }
             };
             if let Entry::Note(ns) = &entry {
@@ -383,16 +405,18 @@ impl Vault {
                 .removed
                 .iter()
                 .chain(renamed_from.iter())
-                .chain(fresh.iter().map(|(n, _)| &n.path))
+                .chain(fresh.iter().map(|(path, _)| path))
             {
                 writer.delete_note(p);
             }
         }
-        for (note, note_chunks) in &fresh {
-            writer.add_note(note, note_chunks)?;
+        let fresh_notes = fresh.len();
+        let added = fresh_notes > 0;
+        for (_, docs) in fresh {
+            writer.add_prepared(docs)?;
         }
         let touched_index =
-            rebuilt || !fresh.is_empty() || !changes.removed.is_empty() || !renamed_from.is_empty();
+            rebuilt || added || !changes.removed.is_empty() || !renamed_from.is_empty();
         if touched_index {
             writer.commit()?;
         } else {
@@ -439,7 +463,7 @@ impl Vault {
         }
         pending::remove(&settled);
         let report = UpdateReport {
-            unchanged: notes - fresh.len(),
+            unchanged: notes - fresh_notes,
             notes,
             chunks,
             changes,
