@@ -225,7 +225,14 @@ impl Lexical {
         // person wrote that the query finds is in.
         let mut scaffolding: Vec<RankedNote> = Vec::new();
         let paths = path_columns(searcher);
+        // A query of one clause (a word, a phrase) is its own every-word tier: when that tier
+        // saw every note it matches, the any-word tier could only find them again.
+        let one_clause = one_clause(&words);
+        let mut every_note_seen = false;
         for (i, (q, exact)) in tiers.into_iter().enumerate() {
+            if i == any_tier && one_clause && every_note_seen {
+                break;
+            }
             let union = match i {
                 _ if folder.is_some() => None,
                 i if i == any_tier => union.as_ref(),
@@ -260,6 +267,7 @@ impl Lexical {
                     stats,
                 )?,
             };
+            every_note_seen = i == all_tier && top.len() < fetch;
             let need = limit - out.len();
             let mut tier = Vec::with_capacity(need.min(top.len()));
             let mut written = 0;
@@ -492,6 +500,21 @@ impl Lexical {
     }
 }
 
+/// Whether the query parser reads `words` as one clause (one word or one phrase, however
+/// many fields it searches): its every-word and any-word queries are then the same.
+fn one_clause(words: &str) -> bool {
+    use tantivy::query_grammar::UserInputAst;
+    match tantivy::query_grammar::parse_query_lenient(words).0 {
+        UserInputAst::Leaf(_) => true,
+        UserInputAst::Clause(clauses) => {
+            clauses.len() == 1
+                && matches!(clauses[0], (None | Some(_), UserInputAst::Leaf(_)))
+                && clauses[0].0 != Some(tantivy::query_grammar::Occur::MustNot)
+        }
+        UserInputAst::Boost(..) => false,
+    }
+}
+
 /// `q` as one flat union when it is a union of unions (every clause `Should`, no minimum to
 /// match; a boolean query of one clause counts as that clause) down to leaves that are not
 /// unions: the same documents and the same sums, and when the leaves are term queries (boosted
@@ -538,6 +561,22 @@ mod tests {
                 && c.downcast_ref::<BooleanQuery>().is_none()));
             b.clauses().len()
         })
+    }
+
+    #[test]
+    fn one_word_or_one_phrase_is_one_clause() {
+        for q in ["rollback", "\"ledger backfill\"", "+rollback", "v2.4.7"] {
+            assert!(one_clause(q), "{q}");
+        }
+        for q in [
+            "checkout latency",
+            "-rollback",
+            "a \"b c\"",
+            "",
+            "rollback^2",
+        ] {
+            assert!(!one_clause(q), "{q}");
+        }
     }
 
     #[test]
