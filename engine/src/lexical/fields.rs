@@ -138,12 +138,13 @@ fn highlight_analyzer() -> tantivy::tokenizer::TextAnalyzer {
         .build()
 }
 
-/// `text` analyzed once for highlighting: each term with its byte span (stop words included:
-/// they match no query term, whose stop words are removed), and the spans of the identifiers'
-/// whole forms (a whole form comes right before its first part, at the same position and
-/// start, and ends later), which a highlight widens to.
+/// `text` analyzed once for highlighting: the terms `keep` accepts, each with its byte span
+/// (stop words are analyzed too: they match no query term, whose stop words are removed), and
+/// the spans of the identifiers' whole forms (a whole form comes right before its first part, at
+/// the same position and start, and ends later), which a highlight widens to.
 pub(crate) fn analyze_for_highlights(
     text: &str,
+    keep: impl Fn(&str) -> bool,
 ) -> (Vec<SpannedTerm>, Vec<std::ops::Range<usize>>) {
     thread_local! {
         static HIGHLIGHT: std::cell::RefCell<tantivy::tokenizer::TextAnalyzer> =
@@ -165,7 +166,9 @@ pub(crate) fn analyze_for_highlights(
                 wholes.push(whole.clone());
             }
             last = Some((t.position, span.clone()));
-            terms.push((t.text.clone(), span));
+            if keep(&t.text) {
+                terms.push((t.text.clone(), span));
+            }
         }
         (terms, wholes)
     })

@@ -84,7 +84,7 @@ impl ChunkSpans {
 
     /// The spans [`Self::to_bytes`] wrote; `None` for bytes it cannot have written.
     pub(super) fn from_bytes(bytes: &[u8]) -> Option<ChunkSpans> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return None;
         }
         let mut words = bytes
@@ -239,7 +239,7 @@ mod tests {
         let spans = ChunkSpans(vec![
             ChunkSpan {
                 body: 0..12,
-                headings: vec![0..2],
+                headings: vec![0..2, 5..7],
             },
             ChunkSpan {
                 body: 9..40,

@@ -138,12 +138,9 @@ pub(crate) fn query_terms(query: &str) -> HashSet<String> {
 pub(crate) fn snippet(body: &str, terms: &HashSet<String>) -> Snippet {
     let clean = clean_markdown(body);
     // Matched tokens, widened to the whole identifier they are part of.
-    let (tokens, wholes) = super::fields::analyze_for_highlights(&clean);
+    let (tokens, wholes) = super::fields::analyze_for_highlights(&clean, |t| terms.contains(t));
     let mut ranges: Vec<(Range<usize>, String)> = Vec::new();
     for (term, span) in tokens {
-        if !terms.contains(&term) {
-            continue;
-        }
         let span = wholes
             .iter()
             .find(|w| w.start <= span.start && span.end <= w.end)

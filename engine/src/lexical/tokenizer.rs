@@ -175,8 +175,7 @@ fn scan(
             while i < chars.len() && is_cjk(chars[i].1) {
                 i += 1;
             }
-            for k in start..i {
-                let from = chars[k].0;
+            for (k, &(from, _)) in chars.iter().enumerate().take(i).skip(start) {
                 emit(from, end_of(k + 1), k..k + 1, position);
                 if k + 1 < i {
                     emit(from, end_of(k + 2), k..k + 2, position);
