@@ -379,9 +379,21 @@ impl Exposure {
 
     fn check(&self, rel: &str, reals: &RealPaths) -> Result<PathBuf, Denied> {
         let (segs, root) = self.path_rules(rel)?;
-        let real =
-            fs::canonicalize(self.vault_root.join(segs.join("/"))).map_err(|_| Denied::Missing)?;
         let root_real = reals.root(&self.vault_root, root).ok_or(Denied::Missing)?;
+        let folder = root_folder(root);
+        let depth = if folder.is_empty() {
+            0
+        } else {
+            folder.split('/').count()
+        };
+        let real = match segs
+            .get(depth..)
+            .and_then(|rest| real_below(&root_real, rest))
+        {
+            Some(real) => real,
+            None => fs::canonicalize(self.vault_root.join(segs.join("/")))
+                .map_err(|_| Denied::Missing)?,
+        };
         let inside = real.strip_prefix(&root_real).map_err(|_| Denied::Escapes)?;
         // The target must itself be a visible note: not hidden, markdown, not never-exposed,
         // not in the memory store.
@@ -500,6 +512,28 @@ impl RealPaths {
             None => fs::canonicalize(vault.join(root_folder(root))).ok(),
         }
     }
+}
+
+/// The real path of `rest` below the real folder `root_real`, when no entry on the way is a
+/// symbolic link (one `lstat` per segment): what `canonicalize` answers then, without resolving
+/// every folder above the vault again. `None` when an entry is a link, is missing or is not a
+/// plain name: the caller resolves the whole path instead. Linux only (elsewhere the real path
+/// may differ in case or form from the name asked, so it is always resolved).
+fn real_below(root_real: &Path, rest: &[&str]) -> Option<PathBuf> {
+    if !cfg!(target_os = "linux") || rest.is_empty() {
+        return None;
+    }
+    let mut real = root_real.to_path_buf();
+    for seg in rest {
+        if seg.is_empty() || *seg == "." || *seg == ".." || seg.contains('/') {
+            return None;
+        }
+        real.push(seg);
+        if fs::symlink_metadata(&real).ok()?.file_type().is_symlink() {
+            return None;
+        }
+    }
+    Some(real)
 }
 
 /// Cleans root entries from the manifest.
@@ -822,6 +856,24 @@ fn is_agent_capture(head: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// Below a real folder, a path without links is its own real path; a link anywhere on the
+    /// way, a missing entry or a dotted segment leaves it to `canonicalize`.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn real_below_is_canonicalize_without_links() {
+        let d = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(d.path()).unwrap();
+        fs::create_dir_all(root.join("brain/deep")).unwrap();
+        fs::write(root.join("brain/deep/a.md"), "a").unwrap();
+        std::os::unix::fs::symlink(root.join("brain/deep"), root.join("brain/link")).unwrap();
+        let got = real_below(&root, &["brain", "deep", "a.md"]).unwrap();
+        assert_eq!(got, fs::canonicalize(root.join("brain/deep/a.md")).unwrap());
+        assert_eq!(real_below(&root, &["brain", "link", "a.md"]), None);
+        assert_eq!(real_below(&root, &["brain", "deep", "gone.md"]), None);
+        assert_eq!(real_below(&root, &["brain", "..", "brain"]), None);
+        assert_eq!(real_below(&root, &[]), None);
+    }
     use super::*;
     use serde_json::json;
 
