@@ -48,7 +48,7 @@ fn main() -> anyhow::Result<()> {
     let vault = Vault::open(&root, VaultOptions::default())?;
     vault.update(&NoProgress)?;
     let embedder = BertEmbedder::load(&model_dir(None))?;
-    let chunks = vault.chunk_texts()?;
+    let chunks = vault.vectors().chunk_texts()?;
     let mut w = VectorWriter::open(&vault.vectors_dir(), embedder.model_id(), embedder.dim())?;
     let mut keys = Vec::with_capacity(chunks.len());
     let mut vecs = Vec::with_capacity(chunks.len());
@@ -64,7 +64,7 @@ fn main() -> anyhow::Result<()> {
     // What `mindex embed` leaves behind: nothing is left to embed, so this builds the graph (from
     // the default threshold on) and records the coverage, as a real run's last step does.
     let t = Instant::now();
-    let report = vault.embed(
+    let report = vault.vectors().embed(
         &Stored {
             id: embedder.model_id().to_string(),
             dim: embedder.dim(),

@@ -214,8 +214,8 @@ fn refresh(root: &Path, index: Option<&Path>) {
     }
     // The model is loaded only when there are vectors to keep current; the engine embeds only
     // when they are this model's (the same path `mindex embed` and `mindex watch` take).
-    match vault.model_for_vectors(None) {
-        Ok(Some(model)) => match vault.refresh_vectors(&model) {
+    match vault.vectors().model(None) {
+        Ok(Some(model)) => match vault.vectors().refresh(&model) {
             Ok(Some(_)) => {}
             Ok(None) => debug("refresh embed skipped: the vectors belong to another model"),
             Err(e) => debug(&format!("refresh embed: {e}")),

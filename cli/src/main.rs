@@ -95,7 +95,7 @@ enum Command {
         /// Maximum number of hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
-        /// Return every matching chunk, not just the best one per note.
+        /// Return every matching chunk of the best notes, not just the best one per note.
         #[arg(long)]
         all_chunks: bool,
     },
@@ -652,7 +652,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 },
             )?;
             let embedder = load_model(model.as_deref())?;
-            let report = vault.embed(&embedder, &bar(cli))?;
+            let report = vault.vectors().embed(&embedder, &bar(cli))?;
             out.embed(&report)
         }
         Command::Vsearch {
@@ -666,7 +666,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 limit: *limit,
                 all_chunks: false,
             };
-            let hits = vault.vsearch(&embedder, query, &opts)?;
+            let hits = vault.vectors().search(&embedder, query, &opts)?;
             out.search(query, &hits, "cosine")?;
             return Ok(matched(!hits.is_empty()));
         }
@@ -834,7 +834,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let embedder = if *force {
                 None
             } else {
-                vault.model_for_vectors(model.as_deref()).ok().flatten()
+                vault.vectors().model(model.as_deref()).ok().flatten()
             };
             let input = mindex::MemoryInput {
                 title: title.clone(),
@@ -871,7 +871,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let who = caller(cli, &vault)?;
             // Vectors order the memories when both they and the model exist; otherwise BM25.
             let embedder = if query.is_some() {
-                vault.model_for_vectors(model.as_deref()).ok().flatten()
+                vault.vectors().model(model.as_deref()).ok().flatten()
             } else {
                 None
             };
@@ -1091,7 +1091,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             let model = if *no_vectors {
                 None
             } else {
-                vault.model_for_vectors(None).ok().flatten()
+                vault.vectors().model(None).ok().flatten()
             };
             let r = vault.scoped(&who).reason(
                 question,

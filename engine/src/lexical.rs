@@ -136,7 +136,8 @@ impl RankedNote {
 pub struct SearchOptions {
     /// Maximum number of hits.
     pub limit: usize,
-    /// Return every matching chunk instead of the best chunk per note.
+    /// Return every matching chunk instead of the best chunk per note: the chunks of the best
+    /// `limit` notes that hold a query word, those holding every word first, then by BM25.
     pub all_chunks: bool,
 }
 

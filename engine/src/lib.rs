@@ -74,7 +74,8 @@ pub use report::{UpdateReport, Warning, WarningKind};
 pub use scoped::Scoped;
 pub use vault::{
     NoProgress, Outcome, Progress, ReasonOptions, Reasoning, Recall, RecallOptions, Refusal,
-    Remembered, Status, StatusOptions, Vault, VaultOptions, WorkInput, WorkKind, WorkRecord,
+    Remembered, Status, StatusOptions, Vault, VaultOptions, Vectors, WorkInput, WorkKind,
+    WorkRecord,
 };
 pub use walk::FileStat;
 

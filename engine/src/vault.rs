@@ -29,7 +29,7 @@ pub use read::{MultiGetItem, NoteText, Status, StatusOptions};
 pub(crate) use update::{Scope, Updated, link_targets};
 pub use vectors::{
     EMBED_ESTIMATE_MIN_CHUNKS, EmbedEstimate, EmbedReport, SharedModel, VectorCoverage,
-    VectorStatus,
+    VectorStatus, Vectors,
 };
 
 pub use crate::state::LastUpdate;
@@ -90,7 +90,7 @@ pub trait Progress: Sync {
     fn advance(&self, _n: u64) {}
     /// The phase is over.
     fn finish(&self) {}
-    /// [`Vault::embed`] measured a sample of a large run and estimates the rest (called once,
+    /// [`Vectors::embed`](crate::Vectors::embed) measured a sample of a large run and estimates the rest (called once,
     /// after `start` and the sample's `advance`, before the rest is embedded).
     fn estimate(&self, _estimate: &EmbedEstimate) {}
 }
@@ -576,7 +576,7 @@ mod tests {
         assert_eq!((vs.model_id.as_str(), vs.count), ("fake@a", 1));
     }
 
-    /// Records what [`Vault::embed`] reports, in order.
+    /// Records what [`Vectors::embed`](crate::Vectors::embed) reports, in order.
     #[derive(Default)]
     struct Recorder {
         log: Mutex<Vec<String>>,

@@ -33,7 +33,7 @@
 //!   an empty index at the old path.
 //!
 //! With [`Vault::watch_with`] the watcher also keeps vectors current: after every update that
-//! changed notes (and once on start) a background thread runs [`Vault::refresh_vectors`] — the
+//! changed notes (and once on start) a background thread runs [`Vectors::refresh`](crate::Vectors::refresh) — the
 //! same embedding path as `mindex embed` and the hooks' refresh — when the vault has vectors for
 //! the model. The update never waits for it: the lexical commit lands first, the embedding
 //! follows on its own thread (a rayon pool of its own at lowered priority, so the next update's

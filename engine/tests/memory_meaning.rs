@@ -56,7 +56,7 @@ fn a_paraphrase_of_a_visible_memory_is_refused_by_meaning() {
         .unwrap();
     assert!(secret.recorded, "{}", secret.message);
     v.update(&NoProgress).unwrap();
-    v.embed(&model, &NoProgress).unwrap();
+    v.vectors().embed(&model, &NoProgress).unwrap();
 
     // Other words, same lesson: refused, naming the memory, the words' check having passed.
     let paraphrase = lesson(

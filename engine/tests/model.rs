@@ -118,7 +118,8 @@ mod vault {
         let e = embedder();
         // Before embedding: vsearch says what to do; query degrades to lexical with a notice.
         let err = v
-            .vsearch(&e, "outage", &SearchOptions::default())
+            .vectors()
+            .search(&e, "outage", &SearchOptions::default())
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::VectorsMissing);
         assert!(err.to_string().contains("mindex embed"));
@@ -133,10 +134,10 @@ mod vault {
         assert_eq!(r.notices.len(), 1);
         assert!(!r.hits.is_empty());
 
-        let first = v.embed(&e, &NoProgress).unwrap();
+        let first = v.vectors().embed(&e, &NoProgress).unwrap();
         assert_eq!(first.embedded, first.chunks);
         assert_eq!(first.reused, 0);
-        let again = v.embed(&e, &NoProgress).unwrap();
+        let again = v.vectors().embed(&e, &NoProgress).unwrap();
         assert_eq!(
             again.embedded, 0,
             "unchanged chunks are never embedded again"
@@ -145,7 +146,8 @@ mod vault {
 
         // No shared words with the incident note, same meaning.
         let hits = v
-            .vsearch(&e, "why did the site go down", &SearchOptions::default())
+            .vectors()
+            .search(&e, "why did the site go down", &SearchOptions::default())
             .unwrap();
         assert_eq!(
             hits[0].path, "work/incidents/2026-03-14 Checkout outage.md",
@@ -160,7 +162,7 @@ mod vault {
         )
         .unwrap();
         v.update(&NoProgress).unwrap();
-        let r = v.embed(&e, &NoProgress).unwrap();
+        let r = v.vectors().embed(&e, &NoProgress).unwrap();
         assert_eq!(r.embedded, 1);
 
         // Deleting a note removes it from vector results (its stale vector is never served).
@@ -171,7 +173,8 @@ mod vault {
         .unwrap();
         v.update(&NoProgress).unwrap();
         let hits = v
-            .vsearch(&e, "why did the site go down", &SearchOptions::default())
+            .vectors()
+            .search(&e, "why did the site go down", &SearchOptions::default())
             .unwrap();
         assert!(hits.iter().all(|h| !h.path.contains("Checkout outage")));
     }
@@ -180,7 +183,7 @@ mod vault {
     fn hybrid_query_fuses_and_explains() {
         let (_d, v) = sample();
         let e = embedder();
-        v.embed(&e, &NoProgress).unwrap();
+        v.vectors().embed(&e, &NoProgress).unwrap();
         let opts = QueryOptions {
             explain: true,
             ..QueryOptions::default()

@@ -438,7 +438,7 @@ fn embedded_vault(e: &dyn mindex::Embedder) -> (tempfile::TempDir, PathBuf) {
     }
     let v = Vault::open(&root, VaultOptions::default()).unwrap();
     v.update(&NoProgress).unwrap();
-    v.embed(e, &NoProgress).unwrap();
+    v.vectors().embed(e, &NoProgress).unwrap();
     (dir, root)
 }
 
@@ -628,5 +628,5 @@ fn embedding_in_the_background_never_delays_the_lexical_update() {
     assert_eq!(v.status().unwrap().missing_vectors, None);
     w.finish();
     assert_eq!(loads.load(Ordering::Relaxed), 0);
-    assert!(v.vector_status().is_none());
+    assert!(v.vectors().status().is_none());
 }

@@ -572,7 +572,7 @@ pub unsafe extern "C" fn mindex_vault_embed(
         // SAFETY: forwarded from the caller.
         let v = unsafe { handle(vault, "vault") }?;
         let e = unsafe { handle(embedder, "embedder") }?;
-        let r = v.inner.embed(&e.inner, &mindex::NoProgress)?;
+        let r = v.inner.vectors().embed(&e.inner, &mindex::NoProgress)?;
         unsafe { opt_json(report, &r) }
     })
 }

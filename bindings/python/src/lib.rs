@@ -331,7 +331,7 @@ impl PyVault {
         };
         let v = self.inner.clone();
         let r = py
-            .detach(move || v.embed(&*model, &mindex::NoProgress))
+            .detach(move || v.vectors().embed(&*model, &mindex::NoProgress))
             .or_raise(py)?;
         to_obj(py, &r)
     }
@@ -375,7 +375,7 @@ impl PyVault {
             all_chunks: false,
         };
         let r = py
-            .detach(move || v.vsearch(&*model, &query, &opts))
+            .detach(move || v.vectors().search(&*model, &query, &opts))
             .or_raise(py)?;
         Ok(hits(r))
     }

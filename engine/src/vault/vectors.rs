@@ -1,5 +1,5 @@
-//! Vectors: `embed` (with its timed estimate), `refresh_vectors`, coverage and status of the
-//! store, `vsearch`.
+//! Vectors: the [`Vectors`] handle — `embed` (with its timed estimate), `refresh`, coverage and
+//! status of the store, `search` by meaning alone.
 
 use std::collections::HashSet;
 use std::fs;
@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::lexical::{Hit, SearchOptions};
 use crate::vector::{VectorStore, VectorWriter};
 
-/// From this many chunks to embed on, [`Vault::embed`] first embeds a sample spread over the
+/// From this many chunks to embed on, [`Vectors::embed`] first embeds a sample spread over the
 /// run's text lengths, times it and reports an estimate ([`Progress::estimate`]).
 pub const EMBED_ESTIMATE_MIN_CHUNKS: usize = 500;
 /// Characters of text the estimate's sample holds at least: enough inference batches (about 16k
@@ -21,7 +21,7 @@ pub const EMBED_ESTIMATE_MIN_CHUNKS: usize = 500;
 /// sample measured 20-25% slow on two cores (its last batch leaves a core idle).
 pub(super) const EMBED_SAMPLE_CHARS: usize = 64_000;
 
-/// The estimate of a large [`Vault::embed`], from a sample timed on this machine.
+/// The estimate of a large [`Vectors::embed`], from a sample timed on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct EmbedEstimate {
     /// Chunks to embed in this run (sample included).
@@ -91,7 +91,7 @@ pub(super) fn estimate_sample(todo: &[(u64, String)]) -> Vec<usize> {
         .collect()
 }
 
-/// What [`Vault::embed`] did.
+/// What [`Vectors::embed`] did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EmbedReport {
     /// The model's id (name and weights fingerprint).
@@ -139,7 +139,7 @@ struct CoverageRecord {
     coverage: VectorCoverage,
 }
 
-/// How much of the index has vectors ([`Vault::vector_coverage`]).
+/// How much of the index has vectors ([`Vectors::coverage`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VectorCoverage {
     /// Distinct chunk texts in the index.
@@ -165,7 +165,7 @@ impl VectorCoverage {
 /// The embedding model of a long-lived handle (the MCP server, a Python `Vault`): loaded once,
 /// on first use, and shared. [`SharedModel::for_vectors`] is the rule every surface follows for
 /// the operations that use vectors when the vault has them (search, query, recall, remember,
-/// reason), as [`Vault::model_for_vectors`] is for a one-shot process.
+/// reason), as [`Vectors::model`] is for a one-shot process.
 #[derive(Debug, Default)]
 pub struct SharedModel {
     dir: Option<std::path::PathBuf>,
@@ -198,6 +198,85 @@ impl SharedModel {
     }
 }
 
+/// The vault's vector store, the handle [`Vault::vectors`] gives: embedding the index's chunks,
+/// the store's state, and search by meaning alone. Hybrid search ([`Vault::query`]) and the
+/// agents' operations read the same store.
+#[derive(Debug, Clone, Copy)]
+pub struct Vectors<'v> {
+    vault: &'v Vault,
+}
+
+impl Vault {
+    /// The vector store's handle.
+    pub fn vectors(&self) -> Vectors<'_> {
+        Vectors { vault: self }
+    }
+}
+
+impl Vectors<'_> {
+    /// The store's summary, if [`Vectors::embed`] ever ran (reads one small file; unlike
+    /// [`Vault::status`] it does not walk the vault).
+    pub fn status(&self) -> Option<VectorStatus> {
+        self.vault.vector_status()
+    }
+
+    /// How many distinct chunks of the index lack a vector for the store's model; `None` when
+    /// there are no vectors (or no index). Reads the key term dictionary and the store's keys,
+    /// not the chunks' text.
+    pub fn coverage(&self) -> Result<Option<VectorCoverage>> {
+        self.vault.vector_coverage()
+    }
+
+    /// Every distinct chunk in the index as (content key, text to embed): what
+    /// [`Vectors::embed`] feeds the embedder, for callers that compute vectors themselves.
+    pub fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
+        self.vault.chunk_texts()
+    }
+
+    /// Embeds every chunk of the index that has no vector for this model yet.
+    ///
+    /// Vectors are keyed by (model id, chunk text), so unchanged chunks are never embedded twice
+    /// and a different model starts over. Work is saved every batch: an interrupted run keeps
+    /// what it finished. Vectors of chunks gone from the index are dropped when they exceed a
+    /// fifth. A run of at least [`EMBED_ESTIMATE_MIN_CHUNKS`] chunks first embeds a sample
+    /// spread over its text lengths, times it and reports the estimate
+    /// ([`Progress::estimate`]).
+    ///
+    /// This is the one embedding path: `mindex embed`, the hooks' refresh and `watch` (through
+    /// [`Vectors::refresh`]) all run it.
+    pub fn embed(&self, embedder: &dyn Embedder, progress: &dyn Progress) -> Result<EmbedReport> {
+        self.vault.embed(embedder, progress)
+    }
+
+    /// [`Vectors::embed`] when this vault already has vectors for `embedder`'s model; `None`
+    /// (nothing done, nothing created) otherwise: the first `embed` is the user's choice, and a
+    /// store of another model is never replaced behind their back. What the hooks' refresh and
+    /// `watch` run after each update.
+    pub fn refresh(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
+        self.vault.refresh_vectors(embedder)
+    }
+
+    /// Vector-only search: the notes whose chunks are closest to the query's embedding.
+    pub fn search(
+        &self,
+        embedder: &dyn Embedder,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Hit>> {
+        self.vault.vsearch(embedder, query, opts)
+    }
+
+    /// The model a one-shot operation that uses vectors when they exist loads (`recall`,
+    /// `remember`, `reason`, the hooks' refresh): the one at
+    /// [`crate::embed::model_dir`]`(explicit)` when this vault has vectors; `Ok(None)` when it
+    /// has none (nothing to compare with, so nothing is loaded); an error when it cannot be
+    /// loaded (an operation that can go on by words alone ignores it). Long-lived handles keep
+    /// theirs in a [`SharedModel`].
+    pub fn model(&self, explicit: Option<&std::path::Path>) -> Result<Option<BertEmbedder>> {
+        self.vault.model_for_vectors(explicit)
+    }
+}
+
 impl Vault {
     /// The model a one-shot operation that uses vectors when they exist loads (`recall`,
     /// `remember`, `reason`, the hooks' refresh): the one at
@@ -205,7 +284,7 @@ impl Vault {
     /// has none (nothing to compare with, so nothing is loaded); an error when it cannot be
     /// loaded (an operation that can go on by words alone ignores it). Long-lived handles keep
     /// theirs in a [`SharedModel`].
-    pub fn model_for_vectors(
+    pub(crate) fn model_for_vectors(
         &self,
         explicit: Option<&std::path::Path>,
     ) -> Result<Option<BertEmbedder>> {
@@ -217,7 +296,7 @@ impl Vault {
 
     /// The vector store's summary, if `embed` ever ran (reads one small file; unlike
     /// [`Vault::status`] it does not walk the vault).
-    pub fn vector_status(&self) -> Option<VectorStatus> {
+    pub(crate) fn vector_status(&self) -> Option<VectorStatus> {
         fs::read(self.vectors_dir().join("meta.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
@@ -229,16 +308,16 @@ impl Vault {
             })
     }
 
-    /// Every distinct chunk in the index as (content key, text to embed): what [`Vault::embed`]
+    /// Every distinct chunk in the index as (content key, text to embed): what [`Vectors::embed`]
     /// feeds the embedder, for callers that compute vectors themselves.
-    pub fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
+    pub(crate) fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
         self.lexical()?.chunk_texts()
     }
 
     /// How many distinct chunks of the index lack a vector for the store's model; `None` when
     /// there are no vectors (or no index). Reads the key term dictionary and the store's keys, not
     /// the chunks' text.
-    pub fn vector_coverage(&self) -> Result<Option<VectorCoverage>> {
+    pub(crate) fn vector_coverage(&self) -> Result<Option<VectorCoverage>> {
         let Some(vs) = self.vector_status() else {
             return Ok(None);
         };
@@ -282,16 +361,20 @@ impl Vault {
     /// its text lengths, times it and reports the estimate ([`Progress::estimate`]).
     ///
     /// This is the one embedding path: `mindex embed`, the hooks' refresh and `watch` (through
-    /// [`Vault::refresh_vectors`]) all run it.
-    pub fn embed(&self, embedder: &dyn Embedder, progress: &dyn Progress) -> Result<EmbedReport> {
+    /// [`Vectors::refresh`]) all run it.
+    pub(crate) fn embed(
+        &self,
+        embedder: &dyn Embedder,
+        progress: &dyn Progress,
+    ) -> Result<EmbedReport> {
         self.embed_until(embedder, progress, None)
     }
 
-    /// [`Vault::embed`] when this vault already has vectors for `embedder`'s model; `None`
+    /// [`Vectors::embed`] when this vault already has vectors for `embedder`'s model; `None`
     /// (nothing done, nothing created) otherwise: the first `embed` is the user's choice, and a
     /// store of another model is never replaced behind their back. What the hooks' refresh and
     /// `watch` run after each update.
-    pub fn refresh_vectors(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
+    pub(crate) fn refresh_vectors(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
         self.refresh_vectors_until(embedder, None)
     }
 
@@ -308,7 +391,7 @@ impl Vault {
         }
     }
 
-    /// [`Vault::embed`], stopping between batches once `cancel` is set (what was embedded is kept).
+    /// [`Vectors::embed`], stopping between batches once `cancel` is set (what was embedded is kept).
     pub(super) fn embed_until(
         &self,
         embedder: &dyn Embedder,
@@ -464,7 +547,7 @@ impl Vault {
     }
 
     /// Vector-only search: the notes whose chunks are closest to the query's embedding.
-    pub fn vsearch(
+    pub(crate) fn vsearch(
         &self,
         embedder: &dyn Embedder,
         query: &str,
