@@ -290,6 +290,17 @@ impl Exposure {
         )
     }
 
+    /// [`Exposure::may_read`] for a batch of paths (a search's hits): the vault's real paths
+    /// are resolved once for the batch, each root on its first use, not once per path. A check
+    /// is meant to live for one answer: a folder replaced by a link afterwards is seen by the
+    /// next one.
+    pub(crate) fn read_check(&self) -> ReadCheck<'_> {
+        ReadCheck {
+            exposure: self,
+            reals: RealPaths::new(&self.vault_root, &self.memory_roots, &[]),
+        }
+    }
+
     /// Every note the policy serves, sorted by path.
     ///
     /// Each root is walked to depth 4, skipping dot entries. A symlink is followed only when
@@ -474,12 +485,27 @@ impl Exposure {
     }
 }
 
+/// A batch of [`Exposure::may_read`] checks ([`Exposure::read_check`]).
+pub(crate) struct ReadCheck<'e> {
+    exposure: &'e Exposure,
+    reals: RealPaths,
+}
+
+impl ReadCheck<'_> {
+    /// [`Exposure::may_read`], with the batch's real paths.
+    pub(crate) fn may_read(&self, rel: &str) -> Result<PathBuf, Denied> {
+        self.exposure.check(rel, &self.reals)
+    }
+}
+
 /// Real paths of the vault, the roots and the memory roots, resolved once per batch of checks.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct RealPaths {
     /// The vault's, resolved on first use ([`RealPaths::vault`]).
     vault: std::sync::OnceLock<Option<PathBuf>>,
     roots: HashMap<String, Option<PathBuf>>,
+    /// Roots not resolved up front, each resolved on its first lookup in this batch.
+    later: std::sync::Mutex<HashMap<String, Option<PathBuf>>>,
     memory: Vec<PathBuf>,
 }
 
@@ -492,6 +518,7 @@ impl RealPaths {
                 .iter()
                 .map(|r| (r.clone(), fs::canonicalize(vault.join(root_folder(r))).ok()))
                 .collect(),
+            later: Default::default(),
             memory: memory_roots
                 .iter()
                 .filter_map(|m| fs::canonicalize(vault.join(m)).ok())
@@ -507,10 +534,14 @@ impl RealPaths {
     }
 
     fn root(&self, vault: &Path, root: &str) -> Option<PathBuf> {
-        match self.roots.get(root) {
-            Some(real) => real.clone(),
-            None => fs::canonicalize(vault.join(root_folder(root))).ok(),
+        if let Some(real) = self.roots.get(root) {
+            return real.clone();
         }
+        let mut later = self.later.lock().unwrap_or_else(|e| e.into_inner());
+        later
+            .entry(root.to_string())
+            .or_insert_with(|| fs::canonicalize(vault.join(root_folder(root))).ok())
+            .clone()
     }
 }
 
@@ -1038,6 +1069,20 @@ mod tests {
         );
         assert_eq!(e.may_read("brain/a/b/Deeper.md"), Err(Denied::OutsideRoots));
         assert_eq!(e.may_read("plans/Other.txt.md"), Err(Denied::OutsideRoots));
+        // A batch check answers as each path's own check does.
+        let check = e.read_check();
+        for rel in [
+            "brain/Top.md",
+            "brain/deep/Secret.md",
+            "brain/a/b/Deeper.md",
+            "plans/Other.txt.md",
+            "plans/Plan.md",
+            "reference/x/Deep.md",
+            "reference/x/Gone.md",
+            "../brain/Top.md",
+        ] {
+            assert_eq!(check.may_read(rel), e.may_read(rel), "{rel}");
+        }
         assert_eq!(e.matched_root("BRAIN/top.md"), Some("brain/*.md"));
         assert_eq!(e.matched_root("brain/deep/Secret.md"), None);
         assert!(wildcard_match("*.md", "A.MD"));

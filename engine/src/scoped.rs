@@ -519,6 +519,7 @@ impl<'v> Scoped<'v> {
     pub fn status(&self) -> Result<AgentStatus> {
         let st = self.vault.status()?;
         let ex = &self.ctx.exposure;
+        let check = ex.read_check();
         let lexical = self.vault.lexical().ok();
         let indexed_withheld = |rel: &str| {
             lexical
@@ -530,7 +531,7 @@ impl<'v> Scoped<'v> {
             let mut keep = |paths: &[String]| -> Vec<String> {
                 let shown: Vec<String> = paths
                     .iter()
-                    .filter(|p| ex.may_read(p).is_ok())
+                    .filter(|p| check.may_read(p).is_ok())
                     .cloned()
                     .collect();
                 not_shown += paths.len() - shown.len();
@@ -543,7 +544,7 @@ impl<'v> Scoped<'v> {
                 .renamed
                 .iter()
                 .filter(|r| {
-                    ex.may_read(&r.to).is_ok()
+                    check.may_read(&r.to).is_ok()
                         && ex.path_admitted(&r.from)
                         && !indexed_withheld(&r.to)
                 })
@@ -580,7 +581,7 @@ impl<'v> Scoped<'v> {
             .warnings
             .iter()
             // A warning about the text as indexed while it was withheld says what it held.
-            .filter(|w| ex.may_read(&w.path).is_ok() && !indexed_withheld(&w.path))
+            .filter(|w| check.may_read(&w.path).is_ok() && !indexed_withheld(&w.path))
             .map(|w| Warning {
                 message: self.scrub(&w.message),
                 ..w.clone()

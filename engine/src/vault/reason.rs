@@ -200,7 +200,8 @@ impl Vault {
             explain: true,
             ..QueryOptions::default()
         };
-        let keep = |path: &str| ex.may_read(path).ok();
+        let check = ex.read_check();
+        let keep = |path: &str| check.may_read(path).ok();
         let (r, withheld, total) = self.query_kept(model, subs, &opts, limit, &keep)?;
         Ok(ScopedHits {
             hits: r.hits,
