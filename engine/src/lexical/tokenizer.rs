@@ -124,7 +124,9 @@ pub(crate) fn tokenize(text: &str, whole_forms: bool) -> Vec<Token> {
 
 /// `text`'s characters with their byte offsets, full-width ones read as ASCII.
 fn chars_of(text: &str) -> Vec<(usize, char)> {
-    text.char_indices().map(|(i, c)| (i, narrow(c))).collect()
+    let mut chars = Vec::with_capacity(text.len());
+    chars.extend(text.char_indices().map(|(i, c)| (i, narrow(c))));
+    chars
 }
 
 /// The token position at the start of each line of `text` (lines split at `\n`), and after its
