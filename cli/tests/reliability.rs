@@ -548,8 +548,8 @@ fn readers_and_a_writer_under_load() {
     eprintln!("under load: {reads} reads by 4 processes, {k} update+remember rounds, 0 errors");
 }
 
-/// Two `update`s at once: one runs, the other waits out nothing and says the index is busy;
-/// neither damages the index.
+/// Two `update`s at once: one runs, the other waits a second at most for the writer, then runs
+/// or says the index is busy; neither damages the index.
 #[test]
 fn two_concurrent_updates_never_corrupt() {
     let dir = tempfile::tempdir().unwrap();

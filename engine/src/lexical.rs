@@ -453,7 +453,8 @@ impl Lexical {
         Ok(out)
     }
 
-    /// Takes the writer lock; fails with [`Error::Busy`] when another process holds it.
+    /// Takes the writer lock; fails with [`Error::Busy`] when another process holds it (for
+    /// longer than a moment: see `open_writer`).
     pub fn writer(&self) -> Result<LexicalWriter> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -475,16 +476,26 @@ impl Lexical {
         Ok(w)
     }
 
+    /// A lock held only for a moment is waited for, up to [`LOCK_GRACE`]: a writer finishing
+    /// its commit, or a process another thread of this one forked, which holds a copy of the
+    /// lock's descriptor until it executes its program (the `reason` sandbox sets up its
+    /// namespaces in between).
     fn open_writer(&self, threads: usize, arena_bytes: usize) -> Result<LexicalWriter> {
-        let writer = self
-            .index
-            .writer_with_num_threads(threads, arena_bytes)
-            .map_err(|e| match e {
-                tantivy::TantivyError::LockFailure(LockError::LockBusy, _) => Error::Busy {
-                    path: self.dir.clone(),
-                },
-                other => Error::from(other),
-            })?;
+        let deadline = std::time::Instant::now() + LOCK_GRACE;
+        let writer = loop {
+            match self.index.writer_with_num_threads(threads, arena_bytes) {
+                Ok(w) => break w,
+                Err(tantivy::TantivyError::LockFailure(LockError::LockBusy, _)) => {
+                    if std::time::Instant::now() >= deadline {
+                        return Err(Error::Busy {
+                            path: self.dir.clone(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(other) => return Err(Error::from(other)),
+            }
+        };
         // A writer killed mid-update (SIGKILL, power loss) leaves the files it wrote but never
         // committed; the next writer would reuse their names (same opstamps) and fail with
         // "FileAlreadyExists". Holding the writer lock, nothing else writes: collect them first.
@@ -530,6 +541,10 @@ impl Lexical {
         })
     }
 }
+
+/// How long taking the index writer waits for a lock held by someone else before it fails
+/// with [`Error::Busy`].
+const LOCK_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `meta.json` is replaced by rename on every commit: (mtime, length, inode) identifies a version.
 type MetaKey = (std::time::SystemTime, u64, u64);
