@@ -54,19 +54,50 @@ impl ChunkSpans {
             .filter(|h| !h.text.trim().eq_ignore_ascii_case(note.title.trim()))
             .map(|h| h.line)
             .collect();
-        ChunkSpans(
-            chunks
-                .iter()
-                .map(|c| ChunkSpan {
-                    body: at(c.line_start)..at(c.line_end + 1),
-                    headings: heading_lines
-                        .iter()
-                        .filter(|l| (c.line_start..=c.line_end).contains(l))
-                        .map(|&l| at(l)..at(l + 1))
-                        .collect(),
-                })
-                .collect(),
-        )
+        let mut spans: Vec<ChunkSpan> = chunks
+            .iter()
+            .map(|c| ChunkSpan {
+                body: at(c.line_start)..at(c.line_end + 1),
+                headings: heading_lines
+                    .iter()
+                    .filter(|l| (c.line_start..=c.line_end).contains(l))
+                    .map(|&l| at(l)..at(l + 1))
+                    .collect(),
+            })
+            .collect();
+        // The pieces of one line too long for a chunk share that line: each gets the positions
+        // of its own words, counted piece by piece from the line's first (a piece cut inside a
+        // word counts it twice; the last piece ends where the line does).
+        let mut i = 0;
+        while i < chunks.len() {
+            let line = (chunks[i].line_start, chunks[i].line_end);
+            let mut j = i + 1;
+            while j < chunks.len()
+                && line.0 == line.1
+                && (chunks[j].line_start, chunks[j].line_end) == line
+            {
+                j += 1;
+            }
+            if j - i > 1 {
+                let whole = spans[i].body.clone();
+                let mut from = whole.start;
+                for k in i..j {
+                    let words = tokenizer::line_positions(&chunks[k].text)
+                        .last()
+                        .copied()
+                        .unwrap_or(0);
+                    let to = if k + 1 == j {
+                        whole.end
+                    } else {
+                        (from + words).min(whole.end)
+                    };
+                    spans[k].body = from..to;
+                    from = to;
+                }
+            }
+            i = j;
+        }
+        ChunkSpans(spans)
     }
 
     /// Little-endian `u32`s: the chunk count, then per chunk its start, end, heading count and
@@ -254,6 +285,42 @@ mod tests {
         assert_eq!(ChunkSpans::from_bytes(&[1, 2, 3]), None);
         assert_eq!(ChunkSpans::from_bytes(&u32::MAX.to_le_bytes()), None);
         assert_eq!(ChunkSpans::from_bytes(&[2, 0, 0, 0, 1, 0, 0, 0]), None);
+    }
+
+    /// A paragraph longer than a chunk is cut in pieces on one line: each piece's span holds its
+    /// own words, so a word near the paragraph's end is found in the last piece.
+    #[test]
+    fn pieces_of_one_long_line_get_their_own_words() {
+        let words: Vec<String> = (0..600).map(|i| format!("w{i}")).collect();
+        let text = format!("# T\n\n{} needle\n", words.join(" "));
+        let note = crate::note::parse_note("T.md", &text).note;
+        let chunks = crate::chunk::chunk_note(&note, &Default::default());
+        assert!(chunks.len() >= 3, "{}", chunks.len());
+        let spans = ChunkSpans::of(&note, &chunks);
+        // Disjoint, in order, covering the line.
+        for w in spans.0.windows(2) {
+            assert!(w[0].body.end <= w[1].body.start, "{:?}", spans.0);
+        }
+        let needle = tokenizer::tokenize(&note.body, false)
+            .into_iter()
+            .find(|t| t.text == "needle")
+            .unwrap()
+            .position as u32;
+        let holder = spans
+            .0
+            .iter()
+            .position(|s| s.body.contains(&needle))
+            .unwrap();
+        assert!(chunks[holder].text.contains("needle"), "piece {holder}");
+        assert_eq!(holder, chunks.len() - 1);
+        // A word early in the line is in the line's first piece.
+        let w2 = tokenizer::tokenize(&note.body, false)
+            .into_iter()
+            .find(|t| t.text == "w2")
+            .unwrap()
+            .position as u32;
+        let holder = spans.0.iter().position(|s| s.body.contains(&w2)).unwrap();
+        assert!(chunks[holder].text.contains("w2 "), "piece {holder}");
     }
 
     #[test]
