@@ -113,8 +113,9 @@ impl Lexical {
         let pick = self.chunk_pick(stats, query, syntax)?;
         for hit in hits.iter_mut() {
             let doc = if hit.line_start == 0 {
-                let best = ChunkPick::best(&self.chunk_scores(searcher, &pick, &hit.path)?);
-                self.chunk_doc(searcher, &hit.path, best.unwrap_or(0))?
+                let docs = self.path_docs(searcher, &hit.path)?;
+                let best = ChunkPick::best(&self.chunk_scores(searcher, &pick, &docs)?);
+                self.chunk_doc(searcher, &docs, best.unwrap_or(0))?
             } else if hit.snippet.is_empty() {
                 let mut found = None;
                 for addr in self.docs_with_key(searcher, hit.key, 16)? {
@@ -376,18 +377,20 @@ impl Lexical {
         ChunkPick::new(stats, &*q, self.fields.text)
     }
 
-    /// The chunks of the note at `path` that hold a term of `pick`, scored (none when the note
-    /// matched by its title, path or frontmatter only).
+    /// The chunks of the note whose documents are `docs` ([`Lexical::path_docs`]) that hold a
+    /// term of `pick`, scored (none when the note matched by its title, path or frontmatter
+    /// only).
     fn chunk_scores(
         &self,
         searcher: &Searcher,
         pick: &ChunkPick,
-        path: &str,
+        docs: &PathDocs,
     ) -> Result<Vec<ChunkScore>> {
         if pick.len() == 0 {
             return Ok(Vec::new());
         }
-        let Some(addr) = self.note_doc(searcher, path)? else {
+        let kind = Term::from_field_u64(self.fields.kind, super::KIND_NOTE);
+        let Some(addr) = doc_holding(searcher, docs, &kind)? else {
             return Ok(Vec::new());
         };
         let positions = pick.positions(searcher, addr)?;
@@ -403,60 +406,30 @@ impl Lexical {
         Ok(pick.score(&spans, &positions))
     }
 
-    /// The live document of `path` that also holds `term` (its note document for the note
-    /// kind, one chunk's for a chunk number): each segment's postings of the path, seeked in
-    /// `term`'s.
-    fn doc_of_path(
-        &self,
-        searcher: &Searcher,
-        path: &str,
-        term: &Term,
-    ) -> Result<Option<tantivy::DocAddress>> {
-        use tantivy::DocSet as _;
+    /// The live documents of the note at `path` (its note, marker and chunk documents), per
+    /// segment: read once per hit, for the chunk pick and the chunk shown.
+    fn path_docs(&self, searcher: &Searcher, path: &str) -> Result<PathDocs> {
         let of_path = Term::from_field_text(self.fields.path, path);
+        let mut out = Vec::new();
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let docs = live_docs(reader, &of_path)?;
-            if docs.is_empty() {
-                continue;
-            }
-            let Some(mut postings) = reader
-                .inverted_index(term.field())?
-                .read_postings(term, IndexRecordOption::Basic)
-                .map_err(tantivy::TantivyError::from)?
-            else {
-                continue;
-            };
-            for doc in docs {
-                if postings.doc() < doc {
-                    postings.seek(doc);
-                }
-                if postings.doc() == doc {
-                    return Ok(Some(tantivy::DocAddress {
-                        segment_ord: ord as u32,
-                        doc_id: doc,
-                    }));
-                }
+            if !docs.is_empty() {
+                out.push((ord as u32, docs));
             }
         }
-        Ok(None)
+        Ok(out)
     }
 
-    /// The note document of `path`.
-    fn note_doc(&self, searcher: &Searcher, path: &str) -> Result<Option<tantivy::DocAddress>> {
-        let kind = Term::from_field_u64(self.fields.kind, super::KIND_NOTE);
-        self.doc_of_path(searcher, path, &kind)
-    }
-
-    /// Chunk number `chunk` of the note at `path`; `None` when the note has no such chunk (an
-    /// empty body has none).
+    /// Chunk number `chunk` among a note's documents `docs`; `None` when the note has no such
+    /// chunk (an empty body has none).
     fn chunk_doc(
         &self,
         searcher: &Searcher,
-        path: &str,
+        docs: &PathDocs,
         chunk: usize,
     ) -> Result<Option<TantivyDocument>> {
         let term = Term::from_field_u64(self.fields.chunk, chunk as u64);
-        match self.doc_of_path(searcher, path, &term)? {
+        match doc_holding(searcher, docs, &term)? {
             Some(addr) => Ok(Some(searcher.doc(addr)?)),
             None => Ok(None),
         }
@@ -475,22 +448,24 @@ impl Lexical {
         let notes = self.rank_notes(searcher, stats, query, Syntax::Full, limit, None)?;
         let pick = self.chunk_pick(stats, query, Syntax::Full)?;
         let terms = snippet::query_terms(query);
-        let mut chunks: Vec<(ChunkScore, &str)> = Vec::new();
-        for n in &notes {
-            for s in self.chunk_scores(searcher, &pick, &n.path)? {
-                chunks.push((s, &n.path));
+        let mut docs = Vec::with_capacity(notes.len());
+        let mut chunks: Vec<(ChunkScore, usize)> = Vec::new();
+        for (i, n) in notes.iter().enumerate() {
+            docs.push(self.path_docs(searcher, &n.path)?);
+            for s in self.chunk_scores(searcher, &pick, &docs[i])? {
+                chunks.push((s, i));
             }
         }
-        chunks.sort_by(|(a, pa), (b, pb)| {
+        chunks.sort_by(|(a, na), (b, nb)| {
             (b.terms == pick.len())
                 .cmp(&(a.terms == pick.len()))
                 .then(b.score.total_cmp(&a.score))
-                .then(pa.cmp(pb))
+                .then(notes[*na].path.cmp(&notes[*nb].path))
                 .then(a.chunk.cmp(&b.chunk))
         });
         let mut hits = Vec::with_capacity(limit.min(chunks.len()));
-        for (s, path) in chunks.into_iter().take(limit) {
-            if let Some(doc) = self.chunk_doc(searcher, path, s.chunk)? {
+        for (s, n) in chunks.into_iter().take(limit) {
+            if let Some(doc) = self.chunk_doc(searcher, &docs[n], s.chunk)? {
                 let mut hit = self.hit_from_chunk(&doc, Some(&terms));
                 hit.score = s.score;
                 hits.push(hit);
@@ -498,6 +473,41 @@ impl Lexical {
         }
         Ok(hits)
     }
+}
+
+/// A note's live documents per segment: (segment, documents ascending).
+type PathDocs = Vec<(u32, Vec<tantivy::DocId>)>;
+
+/// The document among `docs` that also holds `term` (the note document for the note kind,
+/// one chunk's for a chunk number): `term`'s postings seeked to each.
+fn doc_holding(
+    searcher: &Searcher,
+    docs: &PathDocs,
+    term: &Term,
+) -> Result<Option<tantivy::DocAddress>> {
+    use tantivy::DocSet as _;
+    for (ord, in_segment) in docs {
+        let Some(mut postings) = searcher
+            .segment_reader(*ord)
+            .inverted_index(term.field())?
+            .read_postings(term, IndexRecordOption::Basic)
+            .map_err(tantivy::TantivyError::from)?
+        else {
+            continue;
+        };
+        for &doc in in_segment {
+            if postings.doc() < doc {
+                postings.seek(doc);
+            }
+            if postings.doc() == doc {
+                return Ok(Some(tantivy::DocAddress {
+                    segment_ord: *ord,
+                    doc_id: doc,
+                }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Whether the query parser reads `words` as one clause (one word or one phrase, however
@@ -508,7 +518,7 @@ fn one_clause(words: &str) -> bool {
         UserInputAst::Leaf(_) => true,
         UserInputAst::Clause(clauses) => {
             clauses.len() == 1
-                && matches!(clauses[0], (None | Some(_), UserInputAst::Leaf(_)))
+                && matches!(clauses[0], (_, UserInputAst::Leaf(_)))
                 && clauses[0].0 != Some(tantivy::query_grammar::Occur::MustNot)
         }
         UserInputAst::Boost(..) => false,
@@ -655,7 +665,8 @@ mod tests {
                 .collect();
             for i in [0, 7, 13] {
                 let path = format!("Note {i}.md");
-                let scores = lex.chunk_scores(&searcher, &pick, &path).unwrap();
+                let docs = lex.path_docs(&searcher, &path).unwrap();
+                let scores = lex.chunk_scores(&searcher, &pick, &docs).unwrap();
                 let text = std::fs::read_to_string(d.path().join(&path)).unwrap();
                 let note = crate::note::parse_note(&path, &text).note;
                 let chunks = crate::chunk::chunk_note(&note, &Default::default());
