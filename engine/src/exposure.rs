@@ -284,10 +284,7 @@ impl Exposure {
     ///
     /// Refuses absolute, drive and UNC paths, `..` segments, hidden segments and non-`.md` paths.
     pub fn may_read(&self, rel: &str) -> Result<PathBuf, Denied> {
-        self.check(
-            rel,
-            &RealPaths::new(&self.vault_root, &self.memory_roots, &[]),
-        )
+        self.read_check().may_read(rel)
     }
 
     /// [`Exposure::may_read`] for a batch of paths (a search's hits): the vault's real paths
@@ -887,6 +884,8 @@ fn is_agent_capture(head: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use serde_json::json;
 
     /// Below a real folder, a path without links is its own real path; a link anywhere on the
     /// way, a missing entry or a dotted segment leaves it to `canonicalize`.
@@ -905,8 +904,6 @@ mod tests {
         assert_eq!(real_below(&root, &["brain", "..", "brain"]), None);
         assert_eq!(real_below(&root, &[]), None);
     }
-    use super::*;
-    use serde_json::json;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
