@@ -479,7 +479,7 @@ pub fn evaluate(
     if let Some(e) = embedder
         && modes.iter().any(|m| *m != EvalMode::Bm25)
     {
-        vault.embed(e, progress)?;
+        vault.vectors().embed(e, progress)?;
     }
     let embed_seconds = if embedder.is_some() {
         t.elapsed().as_secs_f64()
@@ -529,7 +529,8 @@ pub fn evaluate(
                     .map(|h| h.path)
                     .collect(),
                 EvalMode::Vector => vault
-                    .vsearch(embedder.expect("checked above"), text, &opts)?
+                    .vectors()
+                    .search(embedder.expect("checked above"), text, &opts)?
                     .into_iter()
                     .map(|h| h.path)
                     .collect(),

@@ -236,16 +236,16 @@ mod tests {
         let model_dir = d.path().join("tiny");
         // No vectors: nothing to compare with, so nothing is loaded (the model is not even
         // there yet, and that is no error).
-        assert!(matches!(v.model_for_vectors(Some(&model_dir)), Ok(None)));
+        assert!(matches!(v.vectors().model(Some(&model_dir)), Ok(None)));
         let shared = SharedModel::new(Some(&model_dir));
         assert!(shared.for_vectors(&v).is_none());
         // Vectors of a model: now it loads; a missing model is an error the caller sees.
         crate::rerank::tests::write_tiny_bert(&model_dir, false, 5);
         let tiny = crate::BertEmbedder::load(&model_dir).unwrap();
-        v.embed(&tiny, &NoProgress).unwrap();
-        let loaded = v.model_for_vectors(Some(&model_dir)).unwrap().unwrap();
+        v.vectors().embed(&tiny, &NoProgress).unwrap();
+        let loaded = v.vectors().model(Some(&model_dir)).unwrap().unwrap();
         assert_eq!(loaded.model_id(), tiny.model_id());
-        assert!(v.model_for_vectors(Some(&d.path().join("none"))).is_err());
+        assert!(v.vectors().model(Some(&d.path().join("none"))).is_err());
         // The shared model was not loaded (nor its absence cached) before vectors existed.
         let kept = shared.for_vectors(&v).expect("loaded once vectors exist");
         assert_eq!(kept.model_id(), tiny.model_id());
@@ -367,7 +367,7 @@ mod tests {
             assert!(found.contains(&s.to_string()), "{s} still found: {found:?}");
         }
         let e = FakeEmbedder::new("fake@1");
-        v.embed(&e, &NoProgress).unwrap();
+        v.vectors().embed(&e, &NoProgress).unwrap();
         let q = hybrid(&v, &e, "decision record");
         assert_eq!(
             q.hits[0].hit.path,
@@ -397,7 +397,7 @@ mod tests {
             ("b.md", "# B\n\nbeta text about queues\n".into()),
         ]);
         let e = FakeEmbedder::new("fake@1");
-        v.embed(&e, &NoProgress).unwrap();
+        v.vectors().embed(&e, &NoProgress).unwrap();
         let record = v.vectors_dir().join(vectors::COVERAGE_FILE);
         let saved: serde_json::Value = serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
         assert_eq!(saved["coverage"]["missing"], 0, "{saved}");
@@ -407,9 +407,9 @@ mod tests {
         v.update(&NoProgress).unwrap();
         let missing = hybrid(&v, &e, "pools").missing_vectors.unwrap();
         assert!(missing > 0, "{missing}");
-        assert_eq!(v.vector_coverage().unwrap().unwrap().missing, missing);
+        assert_eq!(v.vectors().coverage().unwrap().unwrap().missing, missing);
         // The next embed records the new state.
-        v.embed(&e, &NoProgress).unwrap();
+        v.vectors().embed(&e, &NoProgress).unwrap();
         assert_eq!(hybrid(&v, &e, "pools").missing_vectors, Some(0));
         // A record that says something else of the same state is trusted, which is how the test
         // knows it is read; a damaged one is ignored.
@@ -432,7 +432,7 @@ mod tests {
         fs::write(dir.path().join("a.md"), "# A\n\nalpha edited\n").unwrap();
         fs::remove_file(dir.path().join("c.md")).unwrap();
         v.update(&NoProgress).unwrap();
-        let mut want = v.chunk_texts().unwrap();
+        let mut want = v.vectors().chunk_texts().unwrap();
         want.sort();
         let live = v.lexical().unwrap().live_chunks().unwrap();
         let mut got = live.texts_missing(|_| false).unwrap();
@@ -502,13 +502,13 @@ mod tests {
         ]);
         let e = FakeEmbedder::new("fake@1");
         // No vectors: nothing to count, and nothing is said about missing ones.
-        assert_eq!(v.vector_coverage().unwrap(), None);
+        assert_eq!(v.vectors().coverage().unwrap(), None);
         assert_eq!(v.status().unwrap().missing_vectors, None);
         assert_eq!(hybrid(&v, &e, "pool").missing_vectors, None);
-        let r = v.embed(&e, &NoProgress).unwrap();
+        let r = v.vectors().embed(&e, &NoProgress).unwrap();
         assert_eq!((r.embedded, r.chunks, r.estimate), (2, 2, None));
         assert_eq!(
-            v.vector_coverage().unwrap(),
+            v.vectors().coverage().unwrap(),
             Some(VectorCoverage {
                 chunks: 2,
                 missing: 0
@@ -522,7 +522,7 @@ mod tests {
         .unwrap();
         v.update(&NoProgress).unwrap();
         assert_eq!(
-            v.vector_coverage().unwrap(),
+            v.vectors().coverage().unwrap(),
             Some(VectorCoverage {
                 chunks: 3,
                 missing: 1
@@ -548,7 +548,7 @@ mod tests {
         );
         assert!(h.to_text().contains("1 chunk without one yet"));
         // The refresh (what watch and the hooks run) embeds just the new chunk.
-        let r = v.refresh_vectors(&e).unwrap().expect("vectors exist");
+        let r = v.vectors().refresh(&e).unwrap().expect("vectors exist");
         assert_eq!((r.embedded, r.reused), (1, 2));
         assert_eq!(e.calls().last(), Some(&1));
         assert_eq!(v.status().unwrap().missing_vectors, Some(0));
@@ -565,14 +565,14 @@ mod tests {
     fn refresh_never_starts_a_store_nor_replaces_another_models() {
         let (_dir, v) = vault_with(&[("a.md", "# A\n\nsome text\n".into())]);
         let a = FakeEmbedder::new("fake@a");
-        assert!(v.refresh_vectors(&a).unwrap().is_none());
-        assert!(v.vector_status().is_none(), "no store may appear");
+        assert!(v.vectors().refresh(&a).unwrap().is_none());
+        assert!(v.vectors().status().is_none(), "no store may appear");
         assert!(a.calls().is_empty());
-        v.embed(&a, &NoProgress).unwrap();
+        v.vectors().embed(&a, &NoProgress).unwrap();
         let b = FakeEmbedder::new("fake@b");
-        assert!(v.refresh_vectors(&b).unwrap().is_none());
+        assert!(v.vectors().refresh(&b).unwrap().is_none());
         assert!(b.calls().is_empty());
-        let vs = v.vector_status().unwrap();
+        let vs = v.vectors().status().unwrap();
         assert_eq!((vs.model_id.as_str(), vs.count), ("fake@a", 1));
     }
 
@@ -622,7 +622,7 @@ mod tests {
         let (_dir, v) = vault_with(&refs);
         let e = FakeEmbedder::new("fake@1");
         let rec = Recorder::default();
-        let r = v.embed(&e, &rec).unwrap();
+        let r = v.vectors().embed(&e, &rec).unwrap();
         assert_eq!(r.embedded, n);
         let est = rec.estimates.lock().unwrap().clone();
         assert_eq!(est.len(), 1, "one estimate");
@@ -648,9 +648,9 @@ mod tests {
         );
         // Every chunk was embedded exactly once, sample included.
         assert_eq!(e.calls().iter().sum::<usize>(), n);
-        assert_eq!(v.vector_coverage().unwrap().unwrap().missing, 0);
+        assert_eq!(v.vectors().coverage().unwrap().unwrap().missing, 0);
         // A small run makes no estimate.
-        let again = v.embed(&e, &Recorder::default()).unwrap();
+        let again = v.vectors().embed(&e, &Recorder::default()).unwrap();
         assert_eq!((again.embedded, again.estimate), (0, None));
     }
 

@@ -450,7 +450,7 @@ impl Vault {
         let mut told = false;
         while let Some(since) = kicks.wait() {
             // Nothing to do (and no model to load) in a vault without vectors.
-            let Some(vs) = self.vector_status() else {
+            let Some(vs) = self.vectors().status() else {
                 continue;
             };
             if model.is_none() {

@@ -126,13 +126,13 @@ impl Vault {
         if let Some(st) = &state {
             warnings.extend(hidden_folders(&ctx, st.notes.keys(), agent_view));
         }
-        let vectors = self.vector_status().map(|v| v.count);
+        let vectors = self.vectors().status().map(|v| v.count);
         if vectors.is_none() {
             notes.push(
                 "No vectors yet: recall and search are lexical until `mindex embed` runs.".into(),
             );
         }
-        let coverage = self.vector_coverage().ok().flatten();
+        let coverage = self.vectors().coverage().ok().flatten();
         if let Some(c) = coverage.filter(|c| c.missing > 0) {
             warnings.push(format!(
                 "{} of {} chunks {} no vector yet: notes saved since the last `mindex embed` rank lexically only; run `mindex embed` (or keep `mindex watch` / `mindex mcp --watch` running, which embeds changes as they land).",

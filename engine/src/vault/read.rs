@@ -405,7 +405,7 @@ impl Vault {
             Vec::new()
         };
         let missing_vectors = if indexed && damaged.is_empty() && !outdated {
-            self.vector_coverage().ok().flatten().map(|c| c.missing)
+            self.vectors().coverage().ok().flatten().map(|c| c.missing)
         } else {
             None
         };
@@ -427,7 +427,7 @@ impl Vault {
             last_update: view.and_then(|s| s.last_update().cloned()),
             pending,
             warnings,
-            vectors: self.vector_status(),
+            vectors: self.vectors().status(),
             stale_binaries: crate::init::stale_binaries(&self.root),
         })
     }

@@ -14,8 +14,9 @@ use super::{NoProgress, Progress, Vault, WRITER_WAIT, pending};
 use crate::error::{Error, Result};
 use crate::lexical::{Lexical, NoteDocuments};
 use crate::report::{Changes, Rename, UpdateReport, Warning, WarningKind};
-use crate::state::NoteState;
-use crate::state::{Entry, IndexState, LastUpdate, Old, SkippedState, StateView, record_changes};
+use crate::state::{
+    Entry, IndexState, LastUpdate, NoteState, Old, SkippedState, StateView, record_changes,
+};
 use crate::vector::VectorStore;
 use crate::walk::{NoteFile, is_within, walk_notes};
 
@@ -159,7 +160,7 @@ impl Vault {
         }
         drop(guard);
         let vectors = self.vectors_dir();
-        let readable = match self.vector_status() {
+        let readable = match self.vectors().status() {
             Some(vs) => VectorStore::open(&vectors, &vs.model_id).is_ok(),
             None => !vectors.join("meta.json").exists(),
         };

@@ -194,7 +194,7 @@ impl SharedModel {
 
     /// The model when `vault` has vectors (nothing is loaded until it has), else `None`.
     pub fn for_vectors(&self, vault: &Vault) -> Option<std::sync::Arc<BertEmbedder>> {
-        vault.vector_status().and_then(|_| self.get())
+        vault.vectors().status().and_then(|_| self.get())
     }
 }
 
@@ -217,20 +217,39 @@ impl Vectors<'_> {
     /// The store's summary, if [`Vectors::embed`] ever ran (reads one small file; unlike
     /// [`Vault::status`] it does not walk the vault).
     pub fn status(&self) -> Option<VectorStatus> {
-        self.vault.vector_status()
+        fs::read(self.vault.vectors_dir().join("meta.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map(|m| VectorStatus {
+                model_id: m["model_id"].as_str().unwrap_or_default().to_string(),
+                dim: m["dim"].as_u64().unwrap_or(0) as usize,
+                count: m["count"].as_u64().unwrap_or(0) as usize,
+                graph_rows: m["hnsw"]["rows"].as_u64().unwrap_or(0) as usize,
+            })
     }
 
     /// How many distinct chunks of the index lack a vector for the store's model; `None` when
     /// there are no vectors (or no index). Reads the key term dictionary and the store's keys,
     /// not the chunks' text.
     pub fn coverage(&self) -> Result<Option<VectorCoverage>> {
-        self.vault.vector_coverage()
+        let Some(vs) = self.status() else {
+            return Ok(None);
+        };
+        let store = match VectorStore::open(&self.vault.vectors_dir(), &vs.model_id)? {
+            Some(s) => s,
+            None => return Ok(None),
+        };
+        match self.vault.coverage_of(&store) {
+            Ok(c) => Ok(Some(c)),
+            Err(Error::IndexMissing { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Every distinct chunk in the index as (content key, text to embed): what
     /// [`Vectors::embed`] feeds the embedder, for callers that compute vectors themselves.
     pub fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
-        self.vault.chunk_texts()
+        self.vault.lexical()?.chunk_texts()
     }
 
     /// Embeds every chunk of the index that has no vector for this model yet.
@@ -245,7 +264,7 @@ impl Vectors<'_> {
     /// This is the one embedding path: `mindex embed`, the hooks' refresh and `watch` (through
     /// [`Vectors::refresh`]) all run it.
     pub fn embed(&self, embedder: &dyn Embedder, progress: &dyn Progress) -> Result<EmbedReport> {
-        self.vault.embed(embedder, progress)
+        self.vault.embed_until(embedder, progress, None)
     }
 
     /// [`Vectors::embed`] when this vault already has vectors for `embedder`'s model; `None`
@@ -253,7 +272,7 @@ impl Vectors<'_> {
     /// store of another model is never replaced behind their back. What the hooks' refresh and
     /// `watch` run after each update.
     pub fn refresh(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
-        self.vault.refresh_vectors(embedder)
+        self.vault.refresh_vectors_until(embedder, None)
     }
 
     /// Vector-only search: the notes whose chunks are closest to the query's embedding.
@@ -263,7 +282,15 @@ impl Vectors<'_> {
         query: &str,
         opts: &SearchOptions,
     ) -> Result<Vec<Hit>> {
-        self.vault.vsearch(embedder, query, opts)
+        let store = self.vault.vector_store(embedder)?;
+        if opts.limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut hits = self.vault.vector_hits(embedder, &store, query, opts)?;
+        self.vault
+            .lexical()?
+            .fill(&mut hits, query, crate::lexical::Syntax::Full)?;
+        Ok(hits)
     }
 
     /// The model a one-shot operation that uses vectors when they exist loads (`recall`,
@@ -273,65 +300,14 @@ impl Vectors<'_> {
     /// loaded (an operation that can go on by words alone ignores it). Long-lived handles keep
     /// theirs in a [`SharedModel`].
     pub fn model(&self, explicit: Option<&std::path::Path>) -> Result<Option<BertEmbedder>> {
-        self.vault.model_for_vectors(explicit)
-    }
-}
-
-impl Vault {
-    /// The model a one-shot operation that uses vectors when they exist loads (`recall`,
-    /// `remember`, `reason`, the hooks' refresh): the one at
-    /// [`crate::embed::model_dir`]`(explicit)` when this vault has vectors; `Ok(None)` when it
-    /// has none (nothing to compare with, so nothing is loaded); an error when it cannot be
-    /// loaded (an operation that can go on by words alone ignores it). Long-lived handles keep
-    /// theirs in a [`SharedModel`].
-    pub(crate) fn model_for_vectors(
-        &self,
-        explicit: Option<&std::path::Path>,
-    ) -> Result<Option<BertEmbedder>> {
-        if self.vector_status().is_none() {
+        if self.status().is_none() {
             return Ok(None);
         }
         BertEmbedder::load(&crate::embed::model_dir(explicit)).map(Some)
     }
+}
 
-    /// The vector store's summary, if `embed` ever ran (reads one small file; unlike
-    /// [`Vault::status`] it does not walk the vault).
-    pub(crate) fn vector_status(&self) -> Option<VectorStatus> {
-        fs::read(self.vectors_dir().join("meta.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .map(|m| VectorStatus {
-                model_id: m["model_id"].as_str().unwrap_or_default().to_string(),
-                dim: m["dim"].as_u64().unwrap_or(0) as usize,
-                count: m["count"].as_u64().unwrap_or(0) as usize,
-                graph_rows: m["hnsw"]["rows"].as_u64().unwrap_or(0) as usize,
-            })
-    }
-
-    /// Every distinct chunk in the index as (content key, text to embed): what [`Vectors::embed`]
-    /// feeds the embedder, for callers that compute vectors themselves.
-    pub(crate) fn chunk_texts(&self) -> Result<Vec<(u64, String)>> {
-        self.lexical()?.chunk_texts()
-    }
-
-    /// How many distinct chunks of the index lack a vector for the store's model; `None` when
-    /// there are no vectors (or no index). Reads the key term dictionary and the store's keys, not
-    /// the chunks' text.
-    pub(crate) fn vector_coverage(&self) -> Result<Option<VectorCoverage>> {
-        let Some(vs) = self.vector_status() else {
-            return Ok(None);
-        };
-        let store = match VectorStore::open(&self.vectors_dir(), &vs.model_id)? {
-            Some(s) => s,
-            None => return Ok(None),
-        };
-        match self.coverage_of(&store) {
-            Ok(c) => Ok(Some(c)),
-            Err(Error::IndexMissing { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
+impl Vault {
     /// How much of the index has vectors in `store`: what the last `embed` recorded when neither
     /// the index nor the store changed since (a small file read), else counted (a pass over every
     /// chunk key: ~0.5 s at 600,000 chunks, which every `query` used to pay).
@@ -352,38 +328,12 @@ impl Vault {
         })
     }
 
-    /// Embeds every chunk of the index that has no vector for this model yet.
-    ///
-    /// Vectors are keyed by (model id, chunk text), so unchanged chunks are never embedded twice
-    /// and a different model starts over. Work is saved every batch: an interrupted run keeps what
-    /// it finished. Vectors of chunks gone from the index are dropped when they exceed a fifth.
-    /// A run of at least [`EMBED_ESTIMATE_MIN_CHUNKS`] chunks first embeds a sample spread over
-    /// its text lengths, times it and reports the estimate ([`Progress::estimate`]).
-    ///
-    /// This is the one embedding path: `mindex embed`, the hooks' refresh and `watch` (through
-    /// [`Vectors::refresh`]) all run it.
-    pub(crate) fn embed(
-        &self,
-        embedder: &dyn Embedder,
-        progress: &dyn Progress,
-    ) -> Result<EmbedReport> {
-        self.embed_until(embedder, progress, None)
-    }
-
-    /// [`Vectors::embed`] when this vault already has vectors for `embedder`'s model; `None`
-    /// (nothing done, nothing created) otherwise: the first `embed` is the user's choice, and a
-    /// store of another model is never replaced behind their back. What the hooks' refresh and
-    /// `watch` run after each update.
-    pub(crate) fn refresh_vectors(&self, embedder: &dyn Embedder) -> Result<Option<EmbedReport>> {
-        self.refresh_vectors_until(embedder, None)
-    }
-
     pub(crate) fn refresh_vectors_until(
         &self,
         embedder: &dyn Embedder,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Option<EmbedReport>> {
-        match self.vector_status() {
+        match self.vectors().status() {
             Some(v) if v.model_id == embedder.model_id() && v.dim == embedder.dim() => {
                 self.embed_until(embedder, &NoProgress, cancel).map(Some)
             }
@@ -544,22 +494,5 @@ impl Vault {
         // Several chunks of one note (and stale vectors) share the top: look deeper than `limit`.
         let scored = store.search(&q, opts.limit.saturating_mul(8).max(64));
         self.lexical()?.hits_for_keys(&scored, opts)
-    }
-
-    /// Vector-only search: the notes whose chunks are closest to the query's embedding.
-    pub(crate) fn vsearch(
-        &self,
-        embedder: &dyn Embedder,
-        query: &str,
-        opts: &SearchOptions,
-    ) -> Result<Vec<Hit>> {
-        let store = self.vector_store(embedder)?;
-        if opts.limit == 0 || query.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut hits = self.vector_hits(embedder, &store, query, opts)?;
-        self.lexical()?
-            .fill(&mut hits, query, crate::lexical::Syntax::Full)?;
-        Ok(hits)
     }
 }
